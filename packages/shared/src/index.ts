@@ -1,1 +1,15 @@
-export const x: number = 1;
+export * from "./errors.ts";
+export * from "./config.ts";
+export * from "./logger.ts";
+export * from "./ports.ts";
+export * from "./metadata.ts";
+export * from "./filter/index.ts";
+export * from "./cursor.ts";
+export * from "./names.ts";
+export * from "./adapters.ts";
+export * from "./ingest/index.ts";
+export { FsBlobStore } from "./blob/fs.ts";
+export { openDatabase } from "./sqlite/db.ts";
+export { SqliteCatalog } from "./sqlite/catalog.ts";
+export { SqliteSearchIndex } from "./sqlite/search-index.ts";
+export { LocalQueue } from "./queue/local.ts";

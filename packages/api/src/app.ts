@@ -1,0 +1,39 @@
+import express, { type Express } from "express";
+import { randomUUID } from "node:crypto";
+import type { AppContext } from "./context.ts";
+import { notFound, problemHandler } from "./problem.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { loadRoutes } from "./routes/load.ts";
+import { searchRoutes } from "./routes/search.ts";
+import { collectionRoutes } from "./routes/collections.ts";
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function createApp(ctx: AppContext): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("query parser", "simple");
+
+  // A request id on every log line and in every error body.
+  app.use((req, res, next) => {
+    const given = req.headers["x-request-id"];
+    req.id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    req.log = ctx.logger.child({ req_id: req.id });
+    res.setHeader("X-Request-Id", req.id);
+    const started = process.hrtime.bigint();
+    res.on("finish", () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms }, "request");
+    });
+    next();
+  });
+  app.use(express.json({ limit: ctx.config.http.maxBodyBytes, type: ["application/json", "application/*+json"] }));
+
+  app.use(healthRoutes(ctx));
+  app.use(loadRoutes(ctx));
+  app.use(searchRoutes(ctx));
+  app.use(collectionRoutes(ctx));
+  app.use(notFound);
+  app.use(problemHandler(ctx.logger, ctx.config.http.maxUploadBytes));
+  return app;
+}

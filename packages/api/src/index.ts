@@ -1,0 +1,3 @@
+export { createApp } from "./app.ts";
+export type { AppContext } from "./context.ts";
+export { createAuthenticator, loadOrCreateToken } from "./auth.ts";

@@ -1,0 +1,79 @@
+/**
+ * The composition root: reads the environment once, builds the adapters it names, starts the
+ * in-process worker (embedded mode) and the HTTP server, and shuts all of it down in order.
+ */
+import type { AddressInfo } from "node:net";
+import { ConfigError, createLogger, createServices, loadConfig } from "@docstore/shared";
+import { startWorker } from "@docstore/worker";
+import { createApp } from "./app.ts";
+import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
+
+function configOrExit() {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`docstore: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
+
+const config = configOrExit();
+const logger = createLogger(config.logLevel);
+const services = createServices(config, logger);
+
+let tokens = config.auth.tokens;
+let generated: string | null = null;
+if (!tokens) {
+  const { token, created } = loadOrCreateToken(config.auth.tokenFile);
+  tokens = [token];
+  generated = token.token;
+  if (created) logger.info({ file: config.auth.tokenFile }, "generated an API token");
+}
+
+const worker = startWorker(services.queue, {
+  catalog: services.catalog,
+  blobs: services.blobs,
+  index: services.index,
+  logger: logger.child({ component: "worker" }),
+  chunking: config.ingest,
+});
+
+const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens) });
+const server = app.listen(config.http.port, config.http.host, () => {
+  const { port } = server.address() as AddressInfo;
+  const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
+  const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
+  logger.info({ url, dataDir: config.dataDir }, "docstore listening");
+  // The one line a person (or a test harness) reads: where it is and how to get in.
+  process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);
+});
+server.on("error", (err) => {
+  logger.fatal({ err }, "cannot listen");
+  process.exit(1);
+});
+server.keepAliveTimeout = 65_000;
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, "shutting down");
+  const force = setTimeout(() => {
+    logger.error("shutdown timed out");
+    process.exit(1);
+  }, config.shutdownTimeoutMs);
+  force.unref();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await worker.stop();
+  await services.close();
+  logger.info("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));

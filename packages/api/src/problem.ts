@@ -1,0 +1,61 @@
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import { MulterError } from "multer";
+import { AppError, type Logger } from "@docstore/shared";
+
+interface Problem {
+  status: number;
+  title: string;
+  detail: string;
+  extras?: Record<string, unknown>;
+}
+
+/** Errors from Express's body parser and multer, which are the client's fault. */
+function fromFramework(err: unknown, maxUpload: number): Problem | null {
+  if (err instanceof MulterError) {
+    if (err.code === "LIMIT_FILE_SIZE") {
+      return { status: 413, title: "Content Too Large", detail: `file exceeds the upload limit of ${maxUpload} bytes` };
+    }
+    return { status: 400, title: "Bad Request", detail: `multipart form: ${err.message}${err.field ? ` (field '${err.field}')` : ""}` };
+  }
+  const e = err as { type?: string; status?: number; message?: string; limit?: number };
+  if (e.type === "entity.parse.failed") {
+    return { status: 400, title: "Bad Request", detail: `request body is not valid JSON: ${e.message}` };
+  }
+  if (e.type === "entity.too.large") {
+    return { status: 413, title: "Content Too Large", detail: `request body exceeds the limit of ${e.limit} bytes` };
+  }
+  if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
+    return { status: e.status, title: "Bad Request", detail: e.message ?? "bad request" };
+  }
+  return null;
+}
+
+function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
+  res
+    .status(p.status)
+    .type("application/problem+json")
+    .json({ type: "about:blank", title: p.title, status: p.status, detail: p.detail, instance: req.path, request_id: req.id, ...p.extras });
+}
+
+/** The one place errors become responses: RFC 9457 problem details. */
+export function problemHandler(logger: Logger, maxUpload: number): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    const p = err instanceof AppError
+      ? { status: err.status, title: err.title, detail: err.message, extras: err.extras }
+      : fromFramework(err, maxUpload);
+    const log = (req.log ?? logger);
+    if (p && p.status < 500) {
+      log.warn({ status: p.status, detail: p.detail }, "request rejected");
+      send(req, res, p);
+    } else if (p) {
+      log.error({ err, status: p.status }, "dependency failure");
+      send(req, res, p);
+    } else {
+      log.error({ err }, "unhandled error");
+      send(req, res, { status: 500, title: "Internal Server Error", detail: "internal error; see the server log for request " + req.id });
+    }
+  };
+}
+
+export const notFound: RequestHandler = (req, res) =>
+  send(req, res, { status: 404, title: "Not Found", detail: `no operation ${req.method} ${req.path}; see /openapi.json` });

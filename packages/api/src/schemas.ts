@@ -1,0 +1,141 @@
+/**
+ * Zod schemas of every request and response. The routes validate with them and openapi.ts
+ * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
+ */
+import { z } from "zod";
+import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE } from "@docstore/shared";
+
+export const collectionName = z.string().regex(COLLECTION_NAME, `collection name must be ${COLLECTION_NAME_RULE}`);
+export const docId = z.string().regex(DOC_ID, `document id must be ${DOC_ID_RULE}`);
+const flag = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1" || v === "");
+const metadataObject = z.record(z.string(), z.unknown()).describe("JSON object; see the metadata rules in the README");
+/** A filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`. */
+const filter = z.string().max(8192).describe("encoded query, e.g. status=open^priority=2");
+
+export const loadQuery = z.object({
+  collection_name: collectionName,
+  doc_id: docId.optional(),
+  wait: flag.optional(),
+});
+
+export const loadTextBody = z.object({
+  text: z.string().min(1, "text must not be empty"),
+  metadata: metadataObject.optional(),
+});
+
+export const bulkLoadBody = z.object({
+  documents: z
+    .array(loadTextBody.extend({ doc_id: docId.optional() }))
+    .min(1, "documents must not be empty")
+    .max(1000, "at most 1000 documents per request"),
+});
+
+/** Repeated or comma-separated: `?collection_names=a&collection_names=b` or `?collection_names=a,b`. */
+const nameList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))
+  .pipe(z.array(collectionName).max(100));
+
+export const searchInput = z.object({
+  query: z.string().trim().min(1, "query must not be empty").max(4096),
+  k: z.coerce.number().int().min(1, "k must be at least 1").optional(),
+  collection_names: nameList.optional(),
+  metadata: filter.optional(),
+});
+
+export const tagInput = z.object({
+  collection_name: collectionName,
+  tag_info: filter.optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  cursor: z.string().max(512).optional(),
+});
+
+export const listDocumentsQuery = z.object({
+  collection_name: collectionName,
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  cursor: z.string().max(512).optional(),
+});
+
+export const documentQuery = z.object({ collection_name: collectionName, id_value: docId });
+export const collectionQuery = z.object({ collection_name: collectionName });
+
+const metadataOut = z.record(z.string(), z.unknown());
+
+export const loadResponse = z.object({
+  collection_name: z.string(),
+  doc_id: z.string(),
+  job_id: z.string(),
+  version: z.number().int(),
+  status: z.enum(["queued", "processing", "ready", "failed"]),
+  chunks: z.number().int().optional(),
+  error: z.string().nullable().optional(),
+});
+
+export const documentStatus = loadResponse.extend({
+  metadata: metadataOut,
+  filename: z.string().nullable(),
+  content_type: z.string(),
+  size: z.number().int(),
+  sha256: z.string(),
+  chunks: z.number().int(),
+  error: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+
+export const searchResponse = z.object({
+  results: z.array(
+    z.object({
+      doc_id: z.string(),
+      collection_name: z.string(),
+      chunk_index: z.number().int(),
+      text: z.string(),
+      score: z.number(),
+      metadata: metadataOut,
+      start: z.number().int().describe("offset of the chunk in the extracted text"),
+      end: z.number().int(),
+    }),
+  ),
+});
+
+export const contentResponse = z.object({
+  documents: z.array(z.object({ doc_id: z.string(), collection_name: z.string(), metadata: metadataOut, text: z.string() })),
+  next_cursor: z.string().nullable(),
+});
+
+export const documentListResponse = z.object({
+  collection_name: z.string(),
+  documents: z.array(
+    z.object({ doc_id: z.string(), name: z.string(), status: z.string(), version: z.number().int(), chunks: z.number().int(), updated_at: z.string() }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const collectionListResponse = z.object({
+  collections: z.array(z.object({ name: z.string(), documents: z.number().int() })),
+});
+
+export const deleteDocumentResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), doc_id: z.string() });
+export const deleteCollectionResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), documents: z.number().int() });
+
+export const problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number().int(),
+  detail: z.string(),
+  instance: z.string().optional(),
+  request_id: z.string().optional(),
+  position: z.number().int().optional().describe("0-based offset of a filter error"),
+});
+
+/** Validates and reports the first problems precisely: `collection_name: collection name must be ...`. */
+export function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const details = result.error.issues.slice(0, 5).map((i) => {
+    const path = i.path.join(".");
+    const message = i.code === "invalid_type" && i.input === undefined ? "is required" : i.message;
+    return path ? `${path}: ${message}` : `${where}: ${message}`;
+  });
+  throw new BadRequestError(details.join("; "));
+}

@@ -1,0 +1,98 @@
+import { z } from "zod";
+import path from "node:path";
+
+/** Raised when the environment does not describe a service that can start. */
+export class ConfigError extends Error {}
+
+export type Scope = "read" | "write" | "admin";
+export const ALL_SCOPES: readonly Scope[] = ["read", "write", "admin"];
+
+export interface ApiToken {
+  token: string;
+  scopes: ReadonlySet<Scope>;
+}
+
+const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+
+const tokensSchema = z
+  .string()
+  .optional()
+  .transform((raw, ctx): ApiToken[] | undefined => {
+    const entries = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    if (entries.length === 0) return undefined;
+    const tokens: ApiToken[] = [];
+    for (const entry of entries) {
+      const [token = "", scopeList] = entry.split(":", 2);
+      if (token.length < 16) {
+        ctx.addIssue({ code: "custom", message: "each token must be at least 16 characters long" });
+        continue;
+      }
+      const scopes = scopeList === undefined ? [...ALL_SCOPES] : scopeList.split("+");
+      const unknown = scopes.filter((s) => !ALL_SCOPES.includes(s as Scope));
+      if (unknown.length > 0 || scopes.length === 0) {
+        ctx.addIssue({ code: "custom", message: `unknown scope "${unknown[0] ?? ""}" (use read, write, admin joined by +)` });
+        continue;
+      }
+      tokens.push({ token, scopes: new Set(scopes as Scope[]) });
+    }
+    return tokens;
+  });
+
+/** Backends whose adapters exist in this version; the others are refused at start. */
+const available = { QUEUE: ["local"], BLOB_STORE: ["fs"], INDEX: ["sqlite"], EMBEDDER: ["none"] } as const;
+
+const envSchema = z.object({
+  PORT: int(0, 65535).default(8080),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  API_TOKENS: tokensSchema,
+  QUEUE: z.enum(["local", "bullmq"]).default("local"),
+  BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
+  INDEX: z.enum(["sqlite", "qdrant"]).default("sqlite"),
+  EMBEDDER: z.enum(["none", "openai"]).default("none"),
+  CHUNK_TOKENS: int(32, 8192).default(512),
+  CHUNK_OVERLAP_TOKENS: int(0, 4096).default(64),
+  MAX_UPLOAD_BYTES: int(1, 2 ** 40).default(50 * 1024 * 1024),
+  MAX_BODY_BYTES: int(1024, 2 ** 30).default(10 * 1024 * 1024),
+  MAX_K: int(1, 10_000).default(100),
+  WAIT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
+  SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+});
+
+export type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env) {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join(".") || "environment"}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join("\n  ")}`);
+  }
+  const e = parsed.data;
+  for (const [name, ok] of Object.entries(available)) {
+    const value = e[name as keyof typeof available];
+    if (!(ok as readonly string[]).includes(value)) {
+      throw new ConfigError(`${name}=${value} is not available in this version of docstore; supported: ${ok.join(", ")}`);
+    }
+  }
+  if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
+    throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
+  }
+  const dataDir = path.resolve(e.DATA_DIR);
+  return {
+    dataDir,
+    logLevel: e.LOG_LEVEL,
+    http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
+    auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
+    queue: { kind: e.QUEUE },
+    blobStore: { kind: e.BLOB_STORE, dir: path.join(dataDir, "blobs") },
+    index: { kind: e.INDEX, file: path.join(dataDir, "docstore.sqlite") },
+    embedder: { kind: e.EMBEDDER },
+    ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS },
+    search: { maxK: e.MAX_K },
+    waitTimeoutMs: e.WAIT_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+  };
+}
+
+export type Config = ReturnType<typeof loadConfig>;

@@ -1,0 +1,143 @@
+/**
+ * The ports: small interfaces that the API and the ingestion pipeline depend on. Each adapter
+ * lives in one file and is chosen by the factory in adapters.ts from the configuration.
+ */
+import type { Filter } from "./filter/index.ts";
+import type { Metadata } from "./metadata.ts";
+
+/** Raw files and texts, addressed by keys that our code builds from validated names. */
+export interface BlobStore {
+  put(key: string, data: Uint8Array): Promise<void>;
+  get(key: string): Promise<Uint8Array>;
+  delete(key: string): Promise<void>;
+  /** Removes every blob whose key starts with `prefix` (a whole collection). */
+  deletePrefix(prefix: string): Promise<void>;
+  list(prefix: string): AsyncIterable<string>;
+  ping(): Promise<void>;
+}
+
+export type DocumentStatus = "queued" | "processing" | "ready" | "failed";
+
+/** One document as the catalog knows it: its latest accepted version and where it stands. */
+export interface DocumentRecord {
+  collection: string;
+  docId: string;
+  version: number;
+  jobId: string;
+  status: DocumentStatus;
+  metadata: Metadata;
+  filename: string | null;
+  contentType: string;
+  blobKey: string;
+  size: number;
+  sha256: string;
+  chunks: number;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type NewDocument = Pick<
+  DocumentRecord,
+  "collection" | "docId" | "jobId" | "metadata" | "filename" | "contentType" | "blobKey" | "size" | "sha256"
+>;
+
+export interface Page<T> {
+  items: T[];
+  /** Opaque position after the last item, or null at the end. */
+  next: string | null;
+}
+
+/** The registry of collections and documents with their ingestion status. */
+export interface Catalog {
+  /** Records a new version of a document as queued; returns it and the version it replaced. */
+  accept(doc: NewDocument): Promise<{ record: DocumentRecord; previous: DocumentRecord | null }>;
+  get(collection: string, docId: string): Promise<DocumentRecord | null>;
+  /** Each mark applies only while `version` is still the document's current version. */
+  markProcessing(collection: string, docId: string, version: number): Promise<boolean>;
+  markReady(collection: string, docId: string, version: number, chunks: number): Promise<boolean>;
+  markFailed(collection: string, docId: string, version: number, error: string): Promise<boolean>;
+  delete(collection: string, docId: string): Promise<DocumentRecord | null>;
+  deleteCollection(collection: string): Promise<number>;
+  collectionExists(collection: string): Promise<boolean>;
+  listCollections(): Promise<{ name: string; documents: number }[]>;
+  listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** What the worker consumes: one version of one document to ingest. */
+export interface IngestJob {
+  collection: string;
+  docId: string;
+  version: number;
+  jobId: string;
+}
+
+export interface JobQueue {
+  enqueue(job: IngestJob): Promise<void>;
+  /** Starts consuming; the handler gets batches and must settle every job in them. */
+  start(handler: (jobs: IngestJob[]) => Promise<void>): void;
+  /** Stops taking jobs and waits for the batch in flight. */
+  stop(): Promise<void>;
+  ping(): Promise<void>;
+}
+
+export interface ChunkInput {
+  index: number;
+  text: string;
+  start: number;
+  end: number;
+  vector?: number[];
+}
+
+export interface IndexedDocument {
+  collection: string;
+  docId: string;
+  version: number;
+  metadata: Metadata;
+  text: string;
+}
+
+export interface SearchRequest {
+  query: string;
+  vector?: number[];
+  collections: string[];
+  filter: Filter;
+  k: number;
+}
+
+export interface SearchHit {
+  collection: string;
+  docId: string;
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  score: number;
+  metadata: Metadata;
+}
+
+export interface FindRequest {
+  collections: string[];
+  filter: Filter;
+  limit: number;
+  offset: number;
+}
+
+/** The searchable side: chunks with their document's metadata. */
+export interface SearchIndex {
+  /**
+   * Makes each document's version visible whole, replacing older versions in one step.
+   * Returns, per item, false when a newer version was already indexed (the item is ignored).
+   */
+  indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[]): Promise<boolean[]>;
+  /** Removes a document; with `version`, only if that is the version indexed. */
+  deleteDocument(collection: string, docId: string, version?: number): Promise<void>;
+  deleteCollection(collection: string): Promise<void>;
+  search(request: SearchRequest): Promise<SearchHit[]>;
+  /** Documents matching a filter, in the filter's ORDERBY order (then by collection and id). */
+  findDocuments(request: FindRequest): Promise<IndexedDocument[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
