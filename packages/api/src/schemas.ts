@@ -112,7 +112,15 @@ export const documentListResponse = z.object({
 });
 
 export const collectionListResponse = z.object({
-  collections: z.array(z.object({ name: z.string(), documents: z.number().int() })),
+  collections: z.array(
+    z.object({
+      name: z.string(),
+      documents: z.number().int(),
+      ready: z.number().int(),
+      pending: z.number().int().describe("queued or processing"),
+      failed: z.number().int(),
+    }),
+  ),
 });
 
 export const deleteDocumentResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), doc_id: z.string() });

@@ -48,6 +48,15 @@ export interface Page<T> {
   next: string | null;
 }
 
+/** A collection with its documents counted by ingestion status (pending = queued or processing). */
+export interface CollectionStats {
+  name: string;
+  documents: number;
+  ready: number;
+  pending: number;
+  failed: number;
+}
+
 /** The registry of collections and documents with their ingestion status. */
 export interface Catalog {
   /** Records a new version of a document as queued; returns it and the version it replaced. */
@@ -60,7 +69,7 @@ export interface Catalog {
   delete(collection: string, docId: string): Promise<DocumentRecord | null>;
   deleteCollection(collection: string): Promise<number>;
   collectionExists(collection: string): Promise<boolean>;
-  listCollections(): Promise<{ name: string; documents: number }[]>;
+  listCollections(): Promise<CollectionStats[]>;
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Catalog, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
+import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../metadata.ts";
 import type { Db } from "./db.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
@@ -81,9 +81,10 @@ export class SqliteCatalog implements Catalog {
       deleteDocs: db.prepare("DELETE FROM documents WHERE collection = ?"),
       deleteCollection: db.prepare("DELETE FROM collections WHERE name = ?"),
       exists: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM collections WHERE name = ?"),
-      collections: db.prepare<[], { name: string; documents: number }>(
-        `SELECT c.name AS name, (SELECT count(*) FROM documents d WHERE d.collection = c.name) AS documents
-         FROM collections c ORDER BY c.name`,
+      collections: db.prepare<[], CollectionStats>(
+        `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
+           coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
+         FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
       ),
       list: db.prepare<[string, string, number], Row>(
         `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,

@@ -2,9 +2,10 @@ import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, 
 import type { Metadata } from "../metadata.ts";
 import { compileToSql } from "../filter/index.ts";
 import { queryTerms } from "../query-terms.ts";
+import type Database from "better-sqlite3";
 import type { Db } from "./db.ts";
 
-type Statement = ReturnType<Db["prepare"]>;
+type Statement = Database.Statement<unknown[], unknown>;
 
 /** Chunks in an FTS5 table (porter stemming, BM25), filtered by their document's metadata. */
 export class SqliteSearchIndex implements SearchIndex {

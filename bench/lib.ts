@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import autocannon from "autocannon";
+
+export const SCIFACT = path.resolve(import.meta.dirname, "../../shared/datasets/scifact");
+
+export interface Doc {
+  _id: string;
+  title: string;
+  text: string;
+}
+
+export function readJsonl<T>(file: string): T[] {
+  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as T);
+}
+
+export function scifact() {
+  const corpus = readJsonl<Doc>(path.join(SCIFACT, "corpus.jsonl"));
+  const queries = new Map(readJsonl<{ _id: string; text: string }>(path.join(SCIFACT, "queries.jsonl")).map((q) => [q._id, q.text]));
+  const qrels = new Map<string, Map<string, number>>();
+  for (const line of readFileSync(path.join(SCIFACT, "qrels/test.tsv"), "utf8").split("\n").slice(1)) {
+    const [q, d, s] = line.split("\t");
+    if (!q || !d) continue;
+    if (!qrels.has(q)) qrels.set(q, new Map());
+    qrels.get(q)!.set(d, Number(s));
+  }
+  const tests = [...qrels.keys()].map((id) => ({ id, text: queries.get(id)! }));
+  return { corpus, tests, qrels };
+}
+
+/** nDCG@10 and Recall@100 as BEIR computes them (trec_eval's linear gain). */
+export function score(runs: Map<string, string[]>, qrels: Map<string, Map<string, number>>) {
+  let ndcg = 0;
+  let recall = 0;
+  for (const [q, rel] of qrels) {
+    const ranked = runs.get(q) ?? [];
+    let dcg = 0;
+    ranked.slice(0, 10).forEach((d, i) => (dcg += (rel.get(d) ?? 0) / Math.log2(i + 2)));
+    const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
+    const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+    ndcg += idcg > 0 ? dcg / idcg : 0;
+    const relevant = [...rel].filter(([, g]) => g > 0).map(([d]) => d);
+    const top = new Set(ranked.slice(0, 100));
+    recall += relevant.length ? relevant.filter((d) => top.has(d)).length / relevant.length : 0;
+  }
+  return { ndcg10: ndcg / qrels.size, recall100: recall / qrels.size };
+}
+
+export function startEcho(): Promise<{ url: string; stop(): void }> {
+  const proc = spawn(process.execPath, [path.join(import.meta.dirname, "echo-server.ts")], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    proc.stdout.on("data", (c: Buffer) => {
+      const m = /echo ready at (\S+)/.exec(c.toString());
+      if (m) resolve({ url: m[1]!, stop: () => proc.kill("SIGTERM") });
+    });
+    proc.once("exit", (code) => reject(new Error(`echo server exited ${code}`)));
+  });
+}
+
+export async function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
+  const result = await autocannon({ duration: 10, connections: 50, ...opts });
+  if (result.errors > 0 || result.non2xx > 0) {
+    console.warn(`  (warning: ${result.errors} errors, ${result.non2xx} non-2xx responses)`);
+  }
+  return result;
+}
+
+const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega protein cell gene tumor receptor signal pathway expression clinical trial patient dose risk model network data".split(" ");
+
+/** A 1 KB text of random words, different every call. */
+export function text1k(seed: number): string {
+  let s = seed * 2654435761 >>> 0;
+  const out: string[] = [];
+  let len = 0;
+  while (len < 1000) {
+    s = (s * 1103515245 + 12345) >>> 0;
+    const w = WORDS[s % WORDS.length]!;
+    out.push(w);
+    len += w.length + 1;
+  }
+  return out.join(" ").slice(0, 1024);
+}
+
+export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });

@@ -1,0 +1,19 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describeIndexContract } from "../testing/index-contract.ts";
+import { openDatabase } from "./db.ts";
+import { SqliteSearchIndex } from "./search-index.ts";
+
+describeIndexContract("SQLite", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-index-"));
+  const db = openDatabase(path.join(dir, "index.sqlite"));
+  const index = new SqliteSearchIndex(db);
+  return {
+    index,
+    async cleanup() {
+      await index.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
