@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
+import http from "node:http";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
@@ -59,8 +60,10 @@ export class Service {
       body = opts.body;
       headers["content-type"] = opts.contentType ?? "text/plain";
     }
-    const res = await fetch(url, { method, headers, body });
-    const text = await res.text();
+    // fetch refuses a body on GET; Python's requests sends one, so the tests must too.
+    const { status, headers: got, text } =
+      method === "GET" && typeof body === "string" ? await rawRequest(url, method, headers, body) : await viaFetch(url, method, headers, body);
+    const res = { status, headers: got };
     let parsed: unknown = text;
     try {
       parsed = JSON.parse(text);
@@ -132,4 +135,26 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, time
     if (Date.now() > deadline) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+async function viaFetch(url: URL, method: string, headers: Record<string, string>, body: RequestInit["body"]) {
+  const res = await fetch(url, { method, headers, body });
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
+
+function rawRequest(url: URL, method: string, headers: Record<string, string>, body: string) {
+  return new Promise<{ status: number; headers: Headers; text: string }>((resolve, reject) => {
+    const req = http.request(url, { method, headers: { ...headers, "content-length": String(Buffer.byteLength(body)) } }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (text += c));
+      res.on("end", () => {
+        const h = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") h.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: h, text });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
 }

@@ -33,13 +33,15 @@ if (!tokens) {
   if (created) logger.info({ file: config.auth.tokenFile }, "generated an API token");
 }
 
-const worker = startWorker(services.queue, {
-  catalog: services.catalog,
-  blobs: services.blobs,
-  index: services.index,
-  logger: logger.child({ component: "worker" }),
-  chunking: config.ingest,
-});
+const worker = config.queue.embeddedWorker
+  ? startWorker(services.queue, {
+      catalog: services.catalog,
+      blobs: services.blobs,
+      index: services.index,
+      logger: logger.child({ component: "worker" }),
+      chunking: config.ingest,
+    })
+  : null;
 
 const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens) });
 const server = app.listen(config.http.port, config.http.host, () => {
@@ -70,7 +72,7 @@ async function shutdown(signal: string) {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
-  await worker.stop();
+  await worker?.stop();
   await services.close();
   logger.info("stopped");
   process.exit(0);

@@ -58,6 +58,7 @@ const envSchema = z.object({
   MAX_K: int(1, 10_000).default(100),
   WAIT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
+  EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -84,7 +85,7 @@ export function loadConfig(env: Env) {
     logLevel: e.LOG_LEVEL,
     http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
-    queue: { kind: e.QUEUE },
+    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true" },
     blobStore: { kind: e.BLOB_STORE, dir: path.join(dataDir, "blobs") },
     index: { kind: e.INDEX, file: path.join(dataDir, "docstore.sqlite") },
     embedder: { kind: e.EMBEDDER },

@@ -39,7 +39,7 @@ export function normaliseNewlines(text: string): string {
   return text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
 }
 
-function decodeUtf16(bytes: Uint8Array, decoder: TextDecoder, encoding: TextEncodingName): DecodedText | undefined {
+function decodeUtf16(bytes: Uint8Array, decoder: typeof utf16le, encoding: TextEncodingName): DecodedText | undefined {
   let text: string;
   try {
     text = decoder.decode(bytes);

@@ -1,0 +1,39 @@
+/**
+ * Readable text out of a detected file. Whitespace-only results come back as "" and the
+ * pipeline decides what that means (it marks the document failed: "no extractable text").
+ * Malformed JSON, NDJSON or CSV throws a BadRequestError naming the problem.
+ */
+import { UnsupportedMediaTypeError } from "../errors.ts";
+import { renderCsv } from "./csv.ts";
+import { decodeText } from "./decode.ts";
+import { htmlToText } from "./html.ts";
+import { renderJson, renderNdjson } from "./json.ts";
+import type { SupportedType } from "./types.ts";
+
+export function extractText(bytes: Uint8Array, type: SupportedType): string {
+  const decoded = decodeText(bytes);
+  if (decoded === undefined) throw new UnsupportedMediaTypeError("unrecognised binary content");
+  const text = render(decoded.text, type);
+  return text.trim() === "" ? "" : text;
+}
+
+function render(text: string, type: SupportedType): string {
+  switch (type) {
+    case "text/plain":
+    case "text/markdown": // Markdown is readable as it is, and its headings guide the chunker.
+      return text;
+    case "text/html":
+      return htmlToText(text);
+    case "application/json":
+      return renderJson(text);
+    case "application/x-ndjson":
+      return renderNdjson(text);
+    case "text/csv":
+      return renderCsv(text);
+    default: {
+      // Reached only if a caller bypasses the types, e.g. with a type read back from storage.
+      const unknown: never = type;
+      throw new UnsupportedMediaTypeError(`unsupported file type ${String(unknown)}`, String(unknown));
+    }
+  }
+}

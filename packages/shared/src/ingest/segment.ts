@@ -1,0 +1,110 @@
+/**
+ * Where a text may be split, and how good each place is. Spans never start or end with
+ * whitespace; each carries the strength of the break before it.
+ */
+
+export const BREAK = {
+  /** Inside a word: the last resort, for runs with no whitespace at all. */
+  token: 0,
+  /** Whitespace between words. */
+  word: 1,
+  /** A sentence end, or a line break (list items, table rows, code lines). */
+  sentence: 2,
+  /** A blank line. */
+  paragraph: 3,
+  /** A line break before a Markdown heading: the best place for a chunk to start. */
+  heading: 4,
+} as const;
+
+export type BreakLevel = (typeof BREAK)[keyof typeof BREAK];
+
+export interface Span {
+  start: number;
+  end: number;
+  /** The break before `start`; for the first span of a text it is meaningless. */
+  level: BreakLevel;
+}
+
+const ATX_HEADING = /^#{1,6}(?:[ \t\n]|$)/;
+const FENCE = /^(?:```|~~~)/;
+const CLOSERS = new Set([")", "]", '"', "'", "»", "”", "’", "」", "』", "）", "*", "_"]);
+const TERMINATORS = new Set([".", "!", "?", "…", "。", "！", "？"]);
+// CJK sentences end without a following space.
+const CJK_STOP = /[。！？]+[」』）”’]*(?=\S)/gu;
+const HAS_CJK_STOP = /[。！？]/;
+
+/** The sentences and lines of text[start, end), which must not start or end with whitespace. */
+export function splitSentences(text: string, start: number, end: number): Span[] {
+  const spans: Span[] = [];
+  let spanStart = start;
+  let level: BreakLevel = BREAK.heading;
+  let inFence = FENCE.test(text.slice(start, start + 3));
+  const gaps = /\s+/g;
+  gaps.lastIndex = start;
+  for (let m = gaps.exec(text); m !== null && m.index < end; m = gaps.exec(text)) {
+    const gapStart = m.index;
+    const gapEnd = gapStart + m[0].length;
+    let gapLevel: BreakLevel;
+    const newlines = countNewlines(m[0]);
+    if (newlines > 0) {
+      const lineStart = text.slice(gapEnd, gapEnd + 7);
+      if (FENCE.test(lineStart)) inFence = !inFence;
+      if (!inFence && ATX_HEADING.test(lineStart)) gapLevel = BREAK.heading;
+      else gapLevel = newlines > 1 ? BREAK.paragraph : BREAK.sentence;
+    } else {
+      if (!endsSentence(text, gapStart, gapEnd)) continue;
+      gapLevel = BREAK.sentence;
+    }
+    pushSplitAtCjkStops(spans, text, spanStart, gapStart, level);
+    spanStart = gapEnd;
+    level = gapLevel;
+  }
+  pushSplitAtCjkStops(spans, text, spanStart, end, level);
+  return spans;
+}
+
+/** The whitespace-separated words of a span; the first keeps the span's break level. */
+export function splitWords(text: string, span: Span): Span[] {
+  const words: Span[] = [];
+  const runs = /\S+/g;
+  runs.lastIndex = span.start;
+  for (let m = runs.exec(text); m !== null && m.index < span.end; m = runs.exec(text)) {
+    const wordEnd = Math.min(m.index + m[0].length, span.end);
+    words.push({ start: m.index, end: wordEnd, level: words.length === 0 ? span.level : BREAK.word });
+  }
+  return words;
+}
+
+function pushSplitAtCjkStops(spans: Span[], text: string, start: number, end: number, level: BreakLevel): void {
+  const sentence = text.slice(start, end);
+  let from = 0;
+  // Searching the slice, not `text` from `start`: a failed search must not scan to the end of the document.
+  if (HAS_CJK_STOP.test(sentence)) {
+    for (const m of sentence.matchAll(CJK_STOP)) {
+      const stopEnd = m.index + m[0].length;
+      spans.push({ start: start + from, end: start + stopEnd, level: from === 0 ? level : BREAK.sentence });
+      from = stopEnd;
+    }
+  }
+  spans.push({ start: start + from, end, level: from === 0 ? level : BREAK.sentence });
+}
+
+function countNewlines(gap: string): number {
+  let count = 0;
+  for (let i = gap.indexOf("\n"); i >= 0; i = gap.indexOf("\n", i + 1)) count++;
+  return count;
+}
+
+/**
+ * "end. Next" is a sentence break, "e.g. this" is not: the punctuation (possibly inside quotes
+ * or brackets) must be followed by something other than a lower-case letter.
+ */
+function endsSentence(text: string, gapStart: number, gapEnd: number): boolean {
+  let i = gapStart - 1;
+  while (i > 0 && CLOSERS.has(text[i]!)) i--;
+  if (!TERMINATORS.has(text[i] ?? "")) return false;
+  const next = text.codePointAt(gapEnd);
+  if (next === undefined) return true;
+  if (next >= 97 && next <= 122) return false;
+  return next < 0x80 || !/\p{Ll}/u.test(String.fromCodePoint(next));
+}
