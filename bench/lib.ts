@@ -59,27 +59,20 @@ export function startEcho(): Promise<{ url: string; stop(): void }> {
 }
 
 export async function cannon(opts: autocannon.Options): Promise<autocannon.Result> {
-  const result = await autocannon({ duration: 10, connections: 50, ...opts });
+  const result = await autocannon({ connections: 50, ...(opts.amount ? {} : { duration: 10 }), ...opts });
   if (result.errors > 0 || result.non2xx > 0) {
     console.warn(`  (warning: ${result.errors} errors, ${result.non2xx} non-2xx responses)`);
   }
   return result;
 }
 
-const WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega protein cell gene tumor receptor signal pathway expression clinical trial patient dose risk model network data".split(" ");
-
-/** A 1 KB text of random words, different every call. */
-export function text1k(seed: number): string {
-  let s = seed * 2654435761 >>> 0;
-  const out: string[] = [];
-  let len = 0;
-  while (len < 1000) {
-    s = (s * 1103515245 + 12345) >>> 0;
-    const w = WORDS[s % WORDS.length]!;
-    out.push(w);
-    len += w.length + 1;
-  }
-  return out.join(" ").slice(0, 1024);
+/** Realistic 1 KB texts: SciFact abstracts cut to 1 KB, each made distinct by its number. */
+export function texts1k(corpus: Doc[]): (n: number) => string {
+  const bodies = corpus.map((d) => `${d.title} ${d.text}`).filter((t) => t.length >= 1024);
+  return (n) => {
+    const tag = ` [${n}]`;
+    return bodies[n % bodies.length]!.slice(0, 1024 - tag.length) + tag;
+  };
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });

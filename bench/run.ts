@@ -7,12 +7,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { startService, type Service } from "../test/harness.ts";
-import { cannon, fmt, scifact, startEcho, text1k } from "./lib.ts";
+import { cannon, fmt, scifact, startEcho, texts1k } from "./lib.ts";
 
 const TOKEN = "bench-token-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-async function loadThroughput(svc: Service) {
+async function loadThroughput(svc: Service, text1k: (n: number) => string) {
   const echo = await startEcho();
   const body = JSON.stringify({ text: text1k(1), metadata: { status: "open", priority: 2 } });
   const bare = await cannon({ url: `${echo.url}/echo`, method: "POST", headers: { "content-type": "application/json" }, body });
@@ -33,17 +33,19 @@ async function waitIndexed(svc: Service, collection: string, total: number) {
     const r = await svc.request("GET", "/get_list_of_collection");
     const c = r.body.collections.find((x: { name: string }) => x.name === collection);
     if (c && c.ready + c.failed >= total) return;
-    await new Promise((res) => setTimeout(res, 20));
+    await new Promise((res) => setTimeout(res, 200));
   }
 }
 
-async function endToEnd(svc: Service, corpusCollection: string, queries: string[]) {
+async function endToEnd(svc: Service, corpusCollection: string, queries: string[], text1k: (n: number) => string) {
   const N = 15_000;
   const latencies: number[] = [];
+  // A steady read load of 20 searches a second beside the writes, each latency recorded.
   let searching = true;
   const searcher = (async () => {
     let i = 0;
     while (searching) {
+      await new Promise((r) => setTimeout(r, 50));
       const t = performance.now();
       await svc.request("GET", "/get_relevant_documents", { query: { query: queries[i++ % queries.length]!, collection_names: corpusCollection, k: 10 } });
       latencies.push(performance.now() - t);
@@ -56,7 +58,6 @@ async function endToEnd(svc: Service, corpusCollection: string, queries: string[
     method: "POST",
     headers: auth,
     amount: N,
-    duration: undefined,
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(1_000_000 + n++), metadata: { priority: n % 7 } }) }) }],
   });
   await waitIndexed(svc, "bench-e2e", N);
@@ -111,9 +112,12 @@ async function main() {
     for (let i = 0; i < documents.length; i += 1000) {
       await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: "scifact", wait: "true" }, json: { documents: documents.slice(i, i + 1000) } });
     }
-    await loadThroughput(svc);
-    await searchThroughput(svc, "scifact", corpus, queries);
-    await endToEnd(svc, "scifact", queries);
+    if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "load") await loadThroughput(svc, texts1k(corpus));
+    if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "search") await searchThroughput(svc, "scifact", corpus, queries);
+    await endToEnd(svc, "scifact", queries, texts1k(corpus));
+  } catch (err) {
+    console.error(`bench failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; output:\n` + svc.output.slice(-3000));
+    throw err;
   } finally {
     await svc.stop();
     rmSync(svc.dataDir, { recursive: true, force: true });

@@ -3,8 +3,8 @@
  * in-process worker (embedded mode) and the HTTP server, and shuts all of it down in order.
  */
 import type { AddressInfo } from "node:net";
-import { ConfigError, createLogger, createServices, loadConfig } from "@docstore/shared";
-import { startWorker } from "@docstore/worker";
+import { ConfigError, createLogger, createServices, loadConfig, type SqliteCatalog } from "@docstore/shared";
+import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
@@ -22,7 +22,11 @@ function configOrExit() {
 
 const config = configOrExit();
 const logger = createLogger(config.logLevel);
-const services = createServices(config, logger);
+let worker: EmbeddedWorker | null = null;
+const services = createServices(config, logger, {
+  notify: () => worker?.wake(),
+  checkpoint: config.queue.embeddedWorker ? "external" : "auto",
+});
 
 let tokens = config.auth.tokens;
 let generated: string | null = null;
@@ -33,15 +37,7 @@ if (!tokens) {
   if (created) logger.info({ file: config.auth.tokenFile }, "generated an API token");
 }
 
-const worker = config.queue.embeddedWorker
-  ? startWorker(services.queue, {
-      catalog: services.catalog,
-      blobs: services.blobs,
-      index: services.index,
-      logger: logger.child({ component: "worker" }),
-      chunking: config.ingest,
-    })
-  : null;
+if (config.queue.embeddedWorker) worker = startEmbeddedWorker(process.env, logger, services.catalog as SqliteCatalog);
 
 const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens) });
 const server = app.listen(config.http.port, config.http.host, () => {
@@ -75,6 +71,7 @@ async function shutdown(signal: string) {
   await worker?.stop();
   await services.close();
   logger.info("stopped");
+  if (process.env.DEBUG_BATCH) console.error("batches", (globalThis as any).__batches, "items", (globalThis as any).__items, "ms", (globalThis as any).__ms);
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

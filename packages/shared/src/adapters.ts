@@ -2,7 +2,7 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { BlobStore, Catalog, JobQueue, SearchIndex } from "./ports.ts";
 import { FsBlobStore } from "./blob/fs.ts";
-import { openDatabase } from "./sqlite/db.ts";
+import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase } from "./sqlite/db.ts";
 import { SqliteCatalog } from "./sqlite/catalog.ts";
 import { SqliteSearchIndex } from "./sqlite/search-index.ts";
 import { LocalQueue } from "./queue/local.ts";
@@ -12,24 +12,42 @@ export interface Services {
   index: SearchIndex;
   blobs: BlobStore;
   queue: JobQueue;
+  /** Periodic housekeeping for whoever runs it (SQLite: WAL checkpoints). */
+  maintain(): void;
   close(): Promise<void>;
 }
 
+export interface ServiceOptions {
+  /** Called after each enqueue, e.g. to wake a worker running in another thread. */
+  notify?: () => void;
+  /** `external`: never checkpoint on these connections; another thread calls `maintain`. */
+  checkpoint?: "auto" | "external";
+}
+
 /** Builds the adapters the configuration names. The only place that knows them all. */
-export function createServices(config: Config, logger: Logger): Services {
-  const db = openDatabase(config.index.file);
-  const catalog = new SqliteCatalog(db);
-  const index = new SqliteSearchIndex(db);
-  const blobs = new FsBlobStore(config.blobStore.dir);
-  const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
+export function createServices(config: Config, logger: Logger, options: ServiceOptions = {}): Services {
+  const open = { checkpoint: options.checkpoint ?? "auto" } as const;
+  const catalogDb = openDatabase(config.catalog.file, CATALOG_SCHEMA, open);
+  const indexDb = openDatabase(config.index.file, INDEX_SCHEMA, open);
+  const catalog = new SqliteCatalog(catalogDb);
+  const index = new SqliteSearchIndex(indexDb);
+  const blobs = new FsBlobStore(config.blobStore.dir, open);
+  const queue = new LocalQueue(catalog, logger.child({ component: "queue" }), { notify: options.notify });
   return {
     catalog,
     index,
     blobs,
     queue,
+    maintain() {
+      checkpoint(catalogDb);
+      checkpoint(indexDb);
+      blobs.checkpoint();
+    },
     async close() {
       await queue.stop();
-      db.close();
+      catalogDb.close();
+      indexDb.close();
+      blobs.close();
     },
   };
 }

@@ -8,8 +8,11 @@ export const COLLECTION_NAME_RULE = "1 to 64 letters, digits, '_' or '-', starti
 export const DOC_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 export const DOC_ID_RULE = "1 to 200 characters of letters, digits and . _ : @ -, starting with a letter or digit";
 
-/** Where a document version's raw bytes live; the id is hashed so no client text reaches a path. */
+/**
+ * Where a document version's raw bytes live. The id is hashed so no client text reaches a
+ * path, and spread over 256 folders per collection so no folder grows without bound.
+ */
 export function blobKeyFor(collection: string, docId: string, jobId: string): string {
   const hash = createHash("sha256").update(docId).digest("hex");
-  return `${collection}/${hash.slice(0, 2)}/${hash}/${jobId}`;
+  return `${collection}/${hash.slice(0, 2)}/${hash.slice(0, 32)}.${jobId}`;
 }

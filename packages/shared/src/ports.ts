@@ -59,8 +59,8 @@ export interface CollectionStats {
 
 /** The registry of collections and documents with their ingestion status. */
 export interface Catalog {
-  /** Records a new version of a document as queued; returns it and the version it replaced. */
-  accept(doc: NewDocument): Promise<{ record: DocumentRecord; previous: DocumentRecord | null }>;
+  /** Records a new version of a document as queued; returns it and what it replaced. */
+  accept(doc: NewDocument): Promise<{ record: DocumentRecord; previous: Pick<DocumentRecord, "blobKey" | "sha256"> | null }>;
   get(collection: string, docId: string): Promise<DocumentRecord | null>;
   /** Each mark applies only while `version` is still the document's current version. */
   markProcessing(collection: string, docId: string, version: number): Promise<boolean>;

@@ -2,8 +2,9 @@ import type { JobQueue } from "@docstore/shared";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
 export { ingestBatch, type PipelineDeps } from "./pipeline.ts";
+export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
 
-/** Consumes ingestion jobs from any queue adapter; in embedded mode it runs inside the API. */
+/** Consumes ingestion jobs from any queue adapter with the ingestion pipeline. */
 export function startWorker(queue: JobQueue, deps: PipelineDeps): { stop(): Promise<void> } {
   queue.start((jobs) => ingestBatch(jobs, deps));
   return { stop: () => queue.stop() };

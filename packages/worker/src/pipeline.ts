@@ -37,35 +37,47 @@ class DocumentFailure extends Error {}
  * version indexed while it was being deleted is removed again, so deletes always win.
  */
 export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
+  // I/O of the whole batch at once; the catalog and blob adapters batch or parallelise it.
+  const loaded = await Promise.all(jobs.map((job) => load(job, deps)));
   const prepared: Prepared[] = [];
-  for (const job of jobs) {
-    const record = await deps.catalog.get(job.collection, job.docId);
-    if (!record || record.version !== job.version) continue;
+  const failures: Promise<boolean>[] = [];
+  for (const item of loaded) {
+    if (!item) continue;
+    const { record } = item;
     try {
-      prepared.push(await prepare(record, deps));
+      prepared.push(prepare(record, item.bytes, deps));
     } catch (err) {
       if (!(err instanceof DocumentFailure)) throw err;
-      deps.logger.warn({ collection: job.collection, docId: job.docId, reason: err.message }, "document failed");
-      await deps.catalog.markFailed(job.collection, job.docId, job.version, err.message);
+      deps.logger.warn({ collection: record.collection, docId: record.docId, reason: err.message }, "document failed");
+      failures.push(deps.catalog.markFailed(record.collection, record.docId, record.version, err.message));
     }
   }
+  await Promise.all(failures);
   if (prepared.length === 0) return;
   const applied = await deps.index.indexDocuments(prepared.map(({ doc, chunks }) => ({ doc, chunks })));
-  for (const [i, { record, chunks }] of prepared.entries()) {
-    if (!applied[i]) continue;
-    const stillCurrent = await deps.catalog.markReady(record.collection, record.docId, record.version, chunks.length);
-    if (!stillCurrent) await deps.index.deleteDocument(record.collection, record.docId, record.version);
+  await Promise.all(
+    prepared.map(async ({ record, chunks }, i) => {
+      if (!applied[i]) return;
+      const stillCurrent = await deps.catalog.markReady(record.collection, record.docId, record.version, chunks.length);
+      if (!stillCurrent) await deps.index.deleteDocument(record.collection, record.docId, record.version);
+    }),
+  );
+}
+
+/** The current record and raw bytes of a job, or null when the job is superseded. */
+async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
+  const record = await deps.catalog.get(job.collection, job.docId);
+  if (!record || record.version !== job.version) return null;
+  try {
+    return { record, bytes: await deps.blobs.get(record.blobKey) };
+  } catch (err) {
+    if (err instanceof NotFoundError) return { record, bytes: null };
+    throw err;
   }
 }
 
-async function prepare(record: DocumentRecord, deps: PipelineDeps): Promise<Prepared> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await deps.blobs.get(record.blobKey);
-  } catch (err) {
-    if (err instanceof NotFoundError) throw new DocumentFailure("raw content missing from the blob store");
-    throw err;
-  }
+function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: PipelineDeps): Prepared {
+  if (bytes === null) throw new DocumentFailure("raw content missing from the blob store");
   let text: string;
   try {
     text = extractText(bytes, record.contentType as SupportedType);

@@ -1,8 +1,14 @@
-import { mkdir, readFile, rename, rm, writeFile, readdir, access } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile, readdir, access } from "node:fs/promises";
 import path from "node:path";
-import { randomUUID } from "node:crypto";
+import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
+import { batched } from "../batch.ts";
+import { checkpoint, openDatabase, type OpenOptions } from "../sqlite/db.ts";
+
+// A rowid table: new rows append at the end of the B-tree; only the small key index takes
+// random inserts (a table keyed by the random key itself writes three times as many pages).
+const SMALL_SCHEMA = "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL)";
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
 
@@ -14,33 +20,63 @@ export function assertBlobKey(key: string): void {
   }
 }
 
-/** Blobs as files under one folder; writes go through a temporary file and a rename. */
+/**
+ * Blobs up to this size live in a SQLite file inside the folder rather than one file each:
+ * creating a file costs about 100 µs here, a row in a group-committed transaction a few µs
+ * (SQLite's own measurements agree: small blobs read and write faster than files).
+ */
+const SMALL_MAX = 64 * 1024;
+
+/**
+ * Raw bytes in a local folder: large blobs as files, small ones packed in `small.sqlite`.
+ * Keys are never rewritten (each version has its own), and a key is recorded in the catalog
+ * only after its write completed, so a crash leaves at most an orphan, never a torn blob.
+ */
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #madeDirs = new Set<string>();
+  readonly #db: Database.Database;
+  readonly #stmt;
+  readonly #putSmall: (row: { key: string; data: Uint8Array }) => Promise<void>;
 
-  constructor(root: string) {
+  constructor(root: string, options: OpenOptions = {}) {
     this.#root = path.resolve(root);
+    this.#db = openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
+    this.#stmt = {
+      put: this.#db.prepare("INSERT INTO blobs (key, data) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data"),
+      get: this.#db.prepare<[string], { data: Buffer }>("SELECT data FROM blobs WHERE key = ?"),
+      delete: this.#db.prepare("DELETE FROM blobs WHERE key = ?"),
+      deleteRange: this.#db.prepare("DELETE FROM blobs WHERE key >= ? AND key < ?"),
+      list: this.#db.prepare<[string, string], { key: string }>("SELECT key FROM blobs WHERE key >= ? AND key < ? ORDER BY key"),
+    };
+    const putAll = this.#db.transaction((rows: { key: string; data: Uint8Array }[]) => {
+      for (const row of rows) this.#stmt.put.run(row.key, row.data);
+      return rows.map(() => undefined);
+    });
+    this.#putSmall = batched((rows: { key: string; data: Uint8Array }[]) => putAll.immediate(rows));
   }
 
   #file(key: string): string {
     assertBlobKey(key);
-    return path.join(this.#root, ...key.split("/"));
+    return path.join(this.#root, "files", ...key.split("/"));
   }
 
   async put(key: string, data: Uint8Array): Promise<void> {
+    assertBlobKey(key);
+    if (data.byteLength <= SMALL_MAX) return this.#putSmall({ key, data });
     const file = this.#file(key);
     const dir = path.dirname(file);
     if (!this.#madeDirs.has(dir)) {
       await mkdir(dir, { recursive: true });
       this.#madeDirs.add(dir);
     }
-    const tmp = `${file}.${randomUUID()}.tmp`;
-    await writeFile(tmp, data);
-    await rename(tmp, file);
+    await writeFile(file, data);
   }
 
   async get(key: string): Promise<Uint8Array> {
+    assertBlobKey(key);
+    const row = this.#stmt.get.get(key);
+    if (row) return row.data;
     try {
       return await readFile(this.#file(key));
     } catch (err) {
@@ -50,33 +86,46 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
+    assertBlobKey(key);
+    this.#stmt.delete.run(key);
     await rm(this.#file(key), { force: true });
   }
 
   async deletePrefix(prefix: string): Promise<void> {
-    const dir = this.#file(prefix.replace(/\/+$/, ""));
+    const trimmed = prefix.replace(/\/+$/, "");
+    this.#stmt.deleteRange.run(`${trimmed}/`, `${trimmed}0`); // '0' sorts right after '/'
+    const dir = this.#file(trimmed);
     for (const made of this.#madeDirs) if (made === dir || made.startsWith(dir + path.sep)) this.#madeDirs.delete(made);
     await rm(dir, { recursive: true, force: true });
   }
 
   async *list(prefix: string): AsyncIterable<string> {
-    const base = this.#file(prefix.replace(/\/+$/, ""));
+    const trimmed = prefix.replace(/\/+$/, "");
+    for (const row of this.#stmt.list.all(`${trimmed}/`, `${trimmed}0`)) yield row.key;
     let entries;
     try {
-      entries = await readdir(base, { recursive: true, withFileTypes: true });
+      entries = await readdir(this.#file(trimmed), { recursive: true, withFileTypes: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
       throw err;
     }
+    const files = path.join(this.#root, "files");
     for (const entry of entries) {
-      if (!entry.isFile() || entry.name.endsWith(".tmp")) continue;
-      const rel = path.relative(this.#root, path.join(entry.parentPath, entry.name));
-      yield rel.split(path.sep).join("/");
+      if (entry.isFile()) yield path.relative(files, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
     }
   }
 
   async ping(): Promise<void> {
-    await mkdir(this.#root, { recursive: true });
     await access(this.#root);
+    this.#stmt.get.get("");
+  }
+
+  checkpoint(): void {
+    checkpoint(this.#db);
+  }
+
+  close(): void {
+    if (this.#db.open) this.#db.close();
   }
 }
+

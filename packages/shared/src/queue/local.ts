@@ -1,41 +1,55 @@
 import type { IngestJob, JobQueue } from "../ports.ts";
-import type { SqliteCatalog } from "../sqlite/catalog.ts";
 import type { Logger } from "../logger.ts";
+
+/** The part of the catalog that serves as the queue (SqliteCatalog, or a proxy to it). */
+export interface QueueTable {
+  claimQueued(limit: number): IngestJob[] | Promise<IngestJob[]>;
+  requeueProcessing(): number | Promise<number>;
+  ping(): Promise<void>;
+}
 
 /**
  * The embedded mode's queue: the catalog's documents table is the queue, so whatever was
- * accepted survives a crash. `enqueue` only wakes the consumer; `start` first re-queues what
- * a dead process left in `processing`.
+ * accepted survives a crash. `enqueue` only wakes the consumer (here, or through `notify` in
+ * the thread that consumes); `start` first re-queues what a dead process left in `processing`.
  */
 export class LocalQueue implements JobQueue {
-  readonly #catalog: SqliteCatalog;
+  readonly #catalog: QueueTable;
   readonly #logger: Logger;
   readonly #batchSize: number;
+  readonly #notify: (() => void) | undefined;
   #wake: (() => void) | null = null;
   #running = false;
   #loop: Promise<void> | null = null;
 
-  constructor(catalog: SqliteCatalog, logger: Logger, batchSize = 64) {
+  constructor(catalog: QueueTable, logger: Logger, options: { batchSize?: number; notify?: (() => void) | undefined } = {}) {
     this.#catalog = catalog;
     this.#logger = logger;
-    this.#batchSize = batchSize;
+    this.#batchSize = options.batchSize ?? 64;
+    this.#notify = options.notify;
   }
 
   async enqueue(_job: IngestJob): Promise<void> {
+    this.wake();
+    this.#notify?.();
+  }
+
+  /** New rows are in the table: look now rather than at the next poll. */
+  wake(): void {
     this.#wake?.();
   }
 
   start(handler: (jobs: IngestJob[]) => Promise<void>): void {
     if (this.#running) throw new Error("queue already started");
     this.#running = true;
-    const requeued = this.#catalog.requeueProcessing();
-    if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
     this.#loop = this.#consume(handler);
   }
 
   async #consume(handler: (jobs: IngestJob[]) => Promise<void>): Promise<void> {
+    const requeued = await this.#catalog.requeueProcessing();
+    if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
     while (this.#running) {
-      const jobs = this.#catalog.claimQueued(this.#batchSize);
+      const jobs = await this.#catalog.claimQueued(this.#batchSize);
       if (jobs.length === 0) {
         // Sleep until a new job arrives; the timeout also picks up rows other processes add.
         await new Promise<void>((resolve) => {
@@ -52,7 +66,7 @@ export class LocalQueue implements JobQueue {
         await handler(jobs);
       } catch (err) {
         this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
-        this.#catalog.requeueProcessing();
+        await this.#catalog.requeueProcessing();
         await new Promise((r) => setTimeout(r, 1000));
       }
       // Let HTTP requests in between batches.

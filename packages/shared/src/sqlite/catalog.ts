@@ -2,6 +2,7 @@ import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, 
 import type { Metadata } from "../metadata.ts";
 import type { Db } from "./db.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
+import { batched } from "../batch.ts";
 
 interface Row {
   collection: string;
@@ -48,7 +49,8 @@ function toRecord(row: Row): DocumentRecord {
 export class SqliteCatalog implements Catalog {
   readonly #db: Db;
   readonly #stmt;
-  readonly #accept;
+  readonly #marks: (mark: Record<string, unknown>) => Promise<boolean>;
+  readonly #accept: Catalog["accept"];
 
   constructor(db: Db) {
     this.#db = db;
@@ -65,7 +67,10 @@ export class SqliteCatalog implements Catalog {
            content_type = excluded.content_type, blob_key = excluded.blob_key, size = excluded.size,
            sha256 = excluded.sha256, chunks = 0, error = NULL, queued_seq = excluded.queued_seq,
            updated_at = excluded.updated_at
-         RETURNING ${COLUMNS}`,
+         RETURNING version, created_at`,
+      ),
+      previous: db.prepare<[string, string], { blob_key: string; sha256: string }>(
+        "SELECT blob_key, sha256 FROM documents WHERE collection = ? AND doc_id = ?",
       ),
       mark: db.prepare(
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
@@ -90,22 +95,33 @@ export class SqliteCatalog implements Catalog {
         `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,
       ),
     };
-    this.#accept = db.transaction((doc: NewDocument) => {
+    const acceptAll = db.transaction((docs: NewDocument[]) => {
       const now = new Date().toISOString();
-      this.#stmt.addCollection.run(doc.collection, now);
-      const before = this.#stmt.get.get(doc.collection, doc.docId);
-      const row = this.#stmt.insert.get({
-        ...doc,
-        metadata: JSON.stringify(doc.metadata),
-        seq: Date.now(),
-        now,
-      }) as Row;
-      return { record: toRecord(row), previous: before ? toRecord(before) : null };
+      const seq = Date.now();
+      for (const name of new Set(docs.map((d) => d.collection))) this.#stmt.addCollection.run(name, now);
+      return docs.map((doc) => {
+        const before = this.#stmt.previous.get(doc.collection, doc.docId);
+        const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq, now }) as { version: number; created_at: string };
+        const record: DocumentRecord = {
+          ...doc,
+          version: row.version,
+          status: "queued",
+          chunks: 0,
+          error: null,
+          createdAt: row.created_at,
+          updatedAt: now,
+        };
+        return { record, previous: before ? { blobKey: before.blob_key, sha256: before.sha256 } : null };
+      });
     });
+    const markAll = db.transaction((marks: Record<string, unknown>[]) => marks.map((m) => this.#stmt.mark.run(m).changes > 0));
+    this.#marks = batched((marks: Record<string, unknown>[]) => markAll.immediate(marks));
+    // Loads arriving together share one transaction: one commit instead of one per request.
+    this.#accept = batched((docs: NewDocument[]) => acceptAll.immediate(docs));
   }
 
   async accept(doc: NewDocument) {
-    return this.#accept.immediate(doc);
+    return this.#accept(doc);
   }
 
   async get(collection: string, docId: string) {
@@ -114,8 +130,7 @@ export class SqliteCatalog implements Catalog {
   }
 
   #mark(collection: string, docId: string, version: number, status: string, chunks: number | null, error: string | null) {
-    const now = new Date().toISOString();
-    return this.#stmt.mark.run({ collection, docId, version, status, chunks, error, now }).changes > 0;
+    return this.#marks({ collection, docId, version, status, chunks, error, now: new Date().toISOString() });
   }
 
   async markProcessing(collection: string, docId: string, version: number) {

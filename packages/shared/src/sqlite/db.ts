@@ -6,12 +6,10 @@ import { registerFilterFunctions } from "../filter/index.ts";
 export type Db = Database.Database;
 
 /**
- * One schema for the embedded store. The catalog (collections, documents and their status) is
- * also the durable queue: a document is `queued` until a worker indexes it. The index side
- * (indexed_docs, chunks, chunks_fts) holds only what is searchable, so a document being
- * re-loaded stays searchable in its old version until the new one replaces it in one step.
+ * The catalog: collections, and documents with their status. It is also the embedded mode's
+ * durable queue: a document is `queued` until a worker indexes it.
  */
-const SCHEMA = `
+export const CATALOG_SCHEMA = `
 CREATE TABLE IF NOT EXISTS collections (
   name TEXT PRIMARY KEY,
   created_at TEXT NOT NULL
@@ -40,6 +38,14 @@ CREATE TABLE IF NOT EXISTS documents (
 CREATE INDEX IF NOT EXISTS documents_pending ON documents (status, queued_seq)
   WHERE status IN ('queued', 'processing');
 
+`;
+
+/**
+ * The index holds only what is searchable, so a document being re-loaded stays searchable in
+ * its old version until the new one replaces it in one step. It lives in its own file so that
+ * the worker writing chunks never holds the lock the API needs to accept documents.
+ */
+export const INDEX_SCHEMA = `
 CREATE TABLE IF NOT EXISTS indexed_docs (
   id INTEGER PRIMARY KEY,
   collection TEXT NOT NULL,
@@ -59,11 +65,24 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, chunk_index);
 
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, tokenize = 'porter unicode61');
+-- One FTS5 table per collection (fts_<id>, rowid = chunks.id): a search reads only the
+-- postings of the collections it asks for, and dropping a collection drops its table.
+CREATE TABLE IF NOT EXISTS fts_tables (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  collection TEXT NOT NULL UNIQUE
+);
 `;
 
-/** Opens (and creates) the database in WAL mode; several processes may share the file. */
-export function openDatabase(file: string): Db {
+export interface OpenOptions {
+  /**
+   * `external`: this connection never checkpoints the WAL; another thread does it (see
+   * `checkpoint`), so that the fsync a checkpoint costs stays off the HTTP thread.
+   */
+  checkpoint?: "auto" | "external";
+}
+
+/** Opens (and creates) a database in WAL mode; several threads or processes may share the file. */
+export function openDatabase(file: string, schema: string, options: OpenOptions = {}): Db {
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma("journal_mode = WAL");
@@ -73,7 +92,13 @@ export function openDatabase(file: string): Db {
   db.pragma("busy_timeout = 10000");
   db.pragma("foreign_keys = ON");
   db.pragma("cache_size = -65536");
-  db.exec(SCHEMA);
+  if (options.checkpoint === "external") db.pragma("wal_autocheckpoint = 0");
+  db.exec(schema);
   registerFilterFunctions(db);
   return db;
+}
+
+/** Copies what the WAL holds back into the database without waiting for readers. */
+export function checkpoint(db: Db): void {
+  if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
 }

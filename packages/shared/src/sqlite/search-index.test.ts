@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describeIndexContract } from "../testing/index-contract.ts";
-import { openDatabase } from "./db.ts";
+import { INDEX_SCHEMA, openDatabase } from "./db.ts";
 import { SqliteSearchIndex } from "./search-index.ts";
 
 describeIndexContract("SQLite", async () => {
   const dir = mkdtempSync(path.join(tmpdir(), "docstore-index-"));
-  const db = openDatabase(path.join(dir, "index.sqlite"));
+  const db = openDatabase(path.join(dir, "index.sqlite"), INDEX_SCHEMA);
   const index = new SqliteSearchIndex(db);
   return {
     index,

@@ -1,13 +1,23 @@
+import type Database from "better-sqlite3";
 import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
 import type { Metadata } from "../metadata.ts";
 import { compileToSql } from "../filter/index.ts";
 import { queryTerms } from "../query-terms.ts";
-import type Database from "better-sqlite3";
 import type { Db } from "./db.ts";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
-/** Chunks in an FTS5 table (porter stemming, BM25), filtered by their document's metadata. */
+interface Ranked {
+  id: number;
+  rank: number;
+  table: string;
+}
+
+/**
+ * Chunks in FTS5 (porter stemming, BM25), one table per collection, filtered by their
+ * document's metadata before ranking. A search over several collections ranks each table and
+ * merges by score, as a sharded engine does with per-shard statistics.
+ */
 export class SqliteSearchIndex implements SearchIndex {
   readonly #db: Db;
   readonly #cache = new Map<string, Statement>();
@@ -23,44 +33,60 @@ export class SqliteSearchIndex implements SearchIndex {
       insertDoc: db.prepare<[string, string, number, string, string]>(
         "INSERT INTO indexed_docs (collection, doc_id, version, metadata, text) VALUES (?, ?, ?, ?, ?)",
       ),
-      updateDoc: db.prepare<[number, string, string, number]>(
-        "UPDATE indexed_docs SET version = ?, metadata = ?, text = ? WHERE id = ?",
-      ),
+      updateDoc: db.prepare<[number, string, string, number]>("UPDATE indexed_docs SET version = ?, metadata = ?, text = ? WHERE id = ?"),
       deleteDoc: db.prepare<[number]>("DELETE FROM indexed_docs WHERE id = ?"),
-      deleteFts: db.prepare<[number]>("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE doc = ?)"),
+      chunkIds: db.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE doc = ?"),
       deleteChunks: db.prepare<[number]>("DELETE FROM chunks WHERE doc = ?"),
-      insertChunk: db.prepare<[number, number, number, number]>(
-        'INSERT INTO chunks (doc, chunk_index, start, "end") VALUES (?, ?, ?, ?)',
-      ),
-      insertFts: db.prepare<[number | bigint, string]>("INSERT INTO chunks_fts (rowid, text) VALUES (?, ?)"),
-      docsOf: db.prepare<[string], { id: number }>("SELECT id FROM indexed_docs WHERE collection = ?"),
+      insertChunk: db.prepare<[number, number, number, number]>('INSERT INTO chunks (doc, chunk_index, start, "end") VALUES (?, ?, ?, ?)'),
+      table: db.prepare<[string], { id: number }>("SELECT id FROM fts_tables WHERE collection = ?"),
+      addTable: db.prepare<[string]>("INSERT INTO fts_tables (collection) VALUES (?)"),
+      dropTable: db.prepare<[string]>("DELETE FROM fts_tables WHERE collection = ?"),
+      deleteCollectionChunks: db.prepare<[string]>("DELETE FROM chunks WHERE doc IN (SELECT id FROM indexed_docs WHERE collection = ?)"),
+      deleteCollectionDocs: db.prepare<[string]>("DELETE FROM indexed_docs WHERE collection = ?"),
     };
     this.#index = db.transaction((items: { doc: IndexedDocument; chunks: ChunkInput[] }[]) =>
       items.map(({ doc, chunks }) => this.#replace(doc, chunks)),
     );
   }
 
+  /**
+   * The FTS table of a collection; its name is built from an integer id, never from the name.
+   * Looked up every time (an indexed read): another connection may have dropped or made it.
+   */
+  #table(collection: string, create: boolean): string | undefined {
+    let row = this.#stmt.table.get(collection);
+    if (!row && create) {
+      this.#stmt.addTable.run(collection);
+      row = this.#stmt.table.get(collection)!;
+      this.#db.exec(`CREATE VIRTUAL TABLE IF NOT EXISTS fts_${row.id} USING fts5(text, tokenize = 'porter unicode61')`);
+    }
+    return row ? `fts_${row.id}` : undefined;
+  }
+
   #replace(doc: IndexedDocument, chunks: ChunkInput[]): boolean {
     const current = this.#stmt.current.get(doc.collection, doc.docId);
     if (current && current.version > doc.version) return false;
+    const table = this.#table(doc.collection, true)!;
     const metadata = JSON.stringify(doc.metadata);
     let id: number;
     if (current) {
-      this.#removeChunks(current.id);
+      this.#removeChunks(table, current.id);
       this.#stmt.updateDoc.run(doc.version, metadata, doc.text, current.id);
       id = current.id;
     } else {
       id = Number(this.#stmt.insertDoc.run(doc.collection, doc.docId, doc.version, metadata, doc.text).lastInsertRowid);
     }
+    const insertText = this.#prepare(`INSERT INTO ${table} (rowid, text) VALUES (?, ?)`);
     for (const chunk of chunks) {
       const chunkId = this.#stmt.insertChunk.run(id, chunk.index, chunk.start, chunk.end).lastInsertRowid;
-      this.#stmt.insertFts.run(chunkId, chunk.text);
+      insertText.run(chunkId, chunk.text);
     }
     return true;
   }
 
-  #removeChunks(docRowId: number) {
-    this.#stmt.deleteFts.run(docRowId);
+  #removeChunks(table: string, docRowId: number) {
+    const remove = this.#prepare(`DELETE FROM ${table} WHERE rowid = ?`);
+    for (const { id } of this.#stmt.chunkIds.all(docRowId)) remove.run(id);
     this.#stmt.deleteChunks.run(docRowId);
   }
 
@@ -71,25 +97,28 @@ export class SqliteSearchIndex implements SearchIndex {
   async deleteDocument(collection: string, docId: string, version?: number): Promise<void> {
     this.#db.transaction(() => {
       const current = this.#stmt.current.get(collection, docId);
-      if (!current || (version !== undefined && current.version !== version)) return;
-      this.#removeChunks(current.id);
+      const table = this.#table(collection, false);
+      if (!current || !table || (version !== undefined && current.version !== version)) return;
+      this.#removeChunks(table, current.id);
       this.#stmt.deleteDoc.run(current.id);
     }).immediate();
   }
 
   async deleteCollection(collection: string): Promise<void> {
     this.#db.transaction(() => {
-      for (const { id } of this.#stmt.docsOf.all(collection)) {
-        this.#removeChunks(id);
-        this.#stmt.deleteDoc.run(id);
-      }
+      const table = this.#table(collection, false);
+      this.#stmt.deleteCollectionChunks.run(collection);
+      this.#stmt.deleteCollectionDocs.run(collection);
+      if (!table) return;
+      this.#stmt.dropTable.run(collection);
+      this.#db.exec(`DROP TABLE IF EXISTS ${table}`);
     }).immediate();
   }
 
   #prepare(sql: string): Statement {
     let stmt = this.#cache.get(sql);
     if (!stmt) {
-      if (this.#cache.size >= 256) this.#cache.delete(this.#cache.keys().next().value!);
+      if (this.#cache.size >= 512) this.#cache.delete(this.#cache.keys().next().value!);
       stmt = this.#db.prepare(sql);
       this.#cache.set(sql, stmt);
     }
@@ -98,34 +127,44 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const terms = queryTerms(request.query);
-    if (terms.length === 0 || request.collections.length === 0) return [];
+    if (terms.length === 0) return [];
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
     const filter = compileToSql(request.filter, { metadataColumn: "d.metadata" });
-    const inList = request.collections.map(() => "?").join(", ");
-    // Rank first with only ids and scores, then read the text of the k winners.
-    const ranked = this.#prepare(
-      `SELECT f.rowid AS id, bm25(chunks_fts) AS rank
-       FROM chunks_fts f JOIN chunks c ON c.id = f.rowid JOIN indexed_docs d ON d.id = c.doc
-       WHERE chunks_fts MATCH ? AND d.collection IN (${inList}) AND (${filter.where})
-       ORDER BY rank LIMIT ?`,
-    ).all(match, ...request.collections, ...filter.params, request.k) as { id: number; rank: number }[];
+    const ranked: Ranked[] = [];
+    for (const collection of new Set(request.collections)) {
+      const table = this.#table(collection, false);
+      if (!table) continue;
+      // Without a filter the FTS table alone answers; with one, each candidate meets its
+      // document's metadata before ranking.
+      const sql = filter.where === "1"
+        ? `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`
+        : `SELECT f.rowid AS id, bm25(${table}) AS rank FROM ${table} f JOIN chunks c ON c.id = f.rowid
+           JOIN indexed_docs d ON d.id = c.doc WHERE ${table} MATCH ? AND (${filter.where}) ORDER BY rank LIMIT ?`;
+      const params = filter.where === "1" ? [match, request.k] : [match, ...filter.params, request.k];
+      for (const row of this.#prepare(sql).all(...params) as { id: number; rank: number }[]) ranked.push({ ...row, table });
+    }
+    ranked.sort((a, b) => a.rank - b.rank);
+    return this.#hits(ranked.slice(0, request.k));
+  }
+
+  /** Reads the text and document of each ranked chunk, keeping the ranking's order. */
+  #hits(ranked: Ranked[]): SearchHit[] {
     if (ranked.length === 0) return [];
+    const ids = ranked.map((r) => r.id);
     const rows = this.#prepare(
-      `SELECT c.id, c.chunk_index, c.start, c."end", d.collection, d.doc_id, d.metadata, f.text
-       FROM chunks c JOIN indexed_docs d ON d.id = c.doc JOIN chunks_fts f ON f.rowid = c.id
-       WHERE c.id IN (${ranked.map(() => "?").join(", ")})`,
-    ).all(...ranked.map((r) => r.id)) as {
-      id: number; chunk_index: number; start: number; end: number; collection: string; doc_id: string; metadata: string; text: string;
-    }[];
+      `SELECT c.id, c.chunk_index, c.start, c."end", d.collection, d.doc_id, d.metadata
+       FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE c.id IN (${ids.map(() => "?").join(", ")})`,
+    ).all(...ids) as { id: number; chunk_index: number; start: number; end: number; collection: string; doc_id: string; metadata: string }[];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return ranked.flatMap(({ id, rank }) => {
+    return ranked.flatMap(({ id, rank, table }) => {
       const r = byId.get(id);
       if (!r) return [];
+      const { text } = this.#prepare(`SELECT text FROM ${table} WHERE rowid = ?`).get(id) as { text: string };
       return [{
         collection: r.collection,
         docId: r.doc_id,
         chunkIndex: r.chunk_index,
-        text: r.text,
+        text,
         start: r.start,
         end: r.end,
         score: -rank,

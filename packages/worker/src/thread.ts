@@ -1,0 +1,50 @@
+/**
+ * The embedded mode's worker: a thread of the API process with its own database connections,
+ * so extraction, chunking and index writes run beside the HTTP event loop, not inside it.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { setPriority } from "node:os";
+import { LocalQueue, createLogger, createServices, loadConfig, type Env } from "@docstore/shared";
+import { startWorker } from "./index.ts";
+import { remoteWritesCatalog } from "./catalog-rpc.ts";
+
+const port = parentPort!;
+const config = loadConfig((workerData as { env: Env }).env);
+const logger = createLogger(config.logLevel).child({ component: "worker" });
+
+// Indexing is background work: on Linux the nice value belongs to the calling thread, so this
+// lowers only the worker's priority. Under load the HTTP thread keeps the CPU and the durable
+// queue absorbs the burst; when requests quieten, the worker has the CPU again.
+try {
+  setPriority(0, 10);
+} catch (err) {
+  logger.warn({ err }, "could not lower the worker thread's priority");
+}
+
+const services = createServices(config, logger);
+const catalog = remoteWritesCatalog(port, services.catalog);
+const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
+const worker = startWorker(queue, { catalog, blobs: services.blobs, index: services.index, logger, chunking: config.ingest });
+
+// The API thread leaves WAL checkpoints (and their fsync) to this thread.
+const maintenance = setInterval(() => {
+  try {
+    services.maintain();
+  } catch (err) {
+    logger.warn({ err }, "checkpoint failed");
+  }
+}, 500);
+
+port.on("message", (message: unknown) => {
+  if (message === "wake") {
+    queue.wake();
+  } else if (message === "stop") {
+    void (async () => {
+      clearInterval(maintenance);
+      await worker.stop();
+      await services.close();
+      port.postMessage("stopped");
+      port.close();
+    })();
+  }
+});
