@@ -6,7 +6,7 @@
 import type { MessagePort, Worker } from "node:worker_threads";
 import type { Catalog, IngestJob, QueueTable, SqliteCatalog } from "@docstore/shared";
 
-const WRITES = ["accept", "markProcessing", "markReady", "markFailed", "delete", "deleteCollection", "claimQueued", "requeueProcessing"] as const;
+const WRITES = ["accept", "markProcessing", "markReady", "markFailed", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
 type Write = (typeof WRITES)[number];
 
 interface Call {
@@ -73,5 +73,6 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): Catalog 
     deleteCollection: (c) => call("deleteCollection", c),
     claimQueued: (limit) => call<IngestJob[]>("claimQueued", limit),
     requeueProcessing: () => call<number>("requeueProcessing"),
+    release: (jobs) => call<void>("release", jobs),
   };
 }

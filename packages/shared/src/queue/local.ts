@@ -5,6 +5,8 @@ import type { Logger } from "../logger.ts";
 export interface QueueTable {
   claimQueued(limit: number): IngestJob[] | Promise<IngestJob[]>;
   requeueProcessing(): number | Promise<number>;
+  /** Puts claimed jobs back in the queue (a stop, or a batch that failed as a whole). */
+  release(jobs: IngestJob[]): void | Promise<void>;
   ping(): Promise<void>;
 }
 
@@ -48,8 +50,9 @@ export class LocalQueue implements JobQueue {
   async #consume(handler: (jobs: IngestJob[]) => Promise<void>): Promise<void> {
     const requeued = await this.#catalog.requeueProcessing();
     if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
+    let next = this.#catalog.claimQueued(this.#batchSize);
     while (this.#running) {
-      const jobs = await this.#catalog.claimQueued(this.#batchSize);
+      const jobs = await next;
       if (jobs.length === 0) {
         // Sleep until a new job arrives; the timeout also picks up rows other processes add.
         await new Promise<void>((resolve) => {
@@ -60,18 +63,21 @@ export class LocalQueue implements JobQueue {
           };
         });
         this.#wake = null;
+        next = this.#catalog.claimQueued(this.#batchSize);
         continue;
       }
+      // Claim the next batch while this one is handled, so the worker never waits for it.
+      next = this.#catalog.claimQueued(this.#batchSize);
       try {
         await handler(jobs);
       } catch (err) {
         this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
-        await this.#catalog.requeueProcessing();
+        await this.#catalog.release(jobs);
         await new Promise((r) => setTimeout(r, 1000));
       }
-      // Let HTTP requests in between batches.
-      await new Promise((r) => setImmediate(r));
     }
+    // Hand back what was claimed ahead but not handled.
+    await this.#catalog.release(await next);
   }
 
   async stop(): Promise<void> {

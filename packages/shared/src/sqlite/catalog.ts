@@ -82,6 +82,9 @@ export class SqliteCatalog implements Catalog {
          RETURNING collection, doc_id, version, job_id`,
       ),
       requeue: db.prepare("UPDATE documents SET status = 'queued' WHERE status = 'processing'"),
+      release: db.prepare<[string, string, number]>(
+        "UPDATE documents SET status = 'queued' WHERE collection = ? AND doc_id = ? AND version = ? AND status = 'processing'",
+      ),
       delete: db.prepare<[string, string], Row>(`DELETE FROM documents WHERE collection = ? AND doc_id = ? RETURNING ${COLUMNS}`),
       deleteDocs: db.prepare("DELETE FROM documents WHERE collection = ?"),
       deleteCollection: db.prepare("DELETE FROM collections WHERE name = ?"),
@@ -155,6 +158,13 @@ export class SqliteCatalog implements Catalog {
   /** After a crash, whatever was being processed is queued again (indexing is idempotent). */
   requeueProcessing(): number {
     return this.#stmt.requeue.run().changes;
+  }
+
+  release(jobs: IngestJob[]): void {
+    if (jobs.length === 0) return;
+    this.#db.transaction(() => {
+      for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
+    }).immediate();
   }
 
   async delete(collection: string, docId: string) {

@@ -35,9 +35,10 @@ CREATE TABLE IF NOT EXISTS documents (
   updated_at TEXT NOT NULL,
   UNIQUE (collection, doc_id)
 );
-CREATE INDEX IF NOT EXISTS documents_pending ON documents (status, queued_seq)
-  WHERE status IN ('queued', 'processing');
-
+-- The queue's order. Only queued rows are in it (so it stays small); the condition must be
+-- written exactly as the claim query's WHERE for SQLite to use a partial index.
+DROP INDEX IF EXISTS documents_pending;
+CREATE INDEX IF NOT EXISTS documents_queued ON documents (queued_seq) WHERE status = 'queued';
 `;
 
 /**
