@@ -11,7 +11,7 @@ await cannon({ url: `http://127.0.0.1:18556/load_text_to_collection?collection_n
 console.log("loaded", (performance.now() - t0) / 1000);
 for (;;) {
   const r = await (await fetch("http://127.0.0.1:18556/get_list_of_collection", { headers: { authorization: `Bearer ${TOKEN}` } })).json();
-  if (r.collections[0].ready >= 15000) break;
+  if ((r as any).collections[0].ready >= 15000) break;
   await new Promise((r) => setTimeout(r, 200));
 }
 console.log("indexed", (performance.now() - t0) / 1000);

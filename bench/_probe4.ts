@@ -21,7 +21,7 @@ const r = await cannon({ url: `${svc.url}/load_text_to_collection?collection_nam
   requests: [{ setupRequest: (req: any) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { priority: 1 } }) }) }] });
 const after = cpu(svc.proc.pid!);
 const self = process.cpuUsage(selfBefore);
-console.log("rps", r.requests.average);
+console.log("rps", r.requests.average, "main-thread CPU µs/request", (((after["MainThread"]! - before["MainThread"]!) * 10000) / r.requests.total).toFixed(1));
 for (const k of Object.keys(after)) console.log(k, ((after[k]! - (before[k] ?? 0)) / 100 / 10 * 100).toFixed(0) + "% of a core");
 console.log("autocannon process", ((self.user + self.system) / 1e6 / 10 * 100).toFixed(0) + "%");
 await svc.stop();

@@ -7,7 +7,7 @@ const N = 15000;
 const a = await startService({ env: { API_TOKENS: TOKEN, LOG_LEVEL: "warn", EMBEDDED_WORKER: "false" } });
 for (let i = 0; i < N; i += 1000) await a.request("POST", "/load_texts_to_collection", { query: { collection_name: "d" }, json: { documents: Array.from({ length: 1000 }, (_, j) => ({ text: text1k(i + j) })) } });
 await a.stop();
-const extra = process.env.PROF ? { NODE_OPTIONS: "--cpu-prof --cpu-prof-dir=/tmp/prof" } : {};
+const extra: Record<string, string> = process.env.PROF ? { NODE_OPTIONS: "--cpu-prof --cpu-prof-dir=/tmp/prof" } : {};
 const t0 = performance.now();
 const b = await startService({ dataDir: a.dataDir, env: { API_TOKENS: TOKEN, LOG_LEVEL: "warn", ...extra } });
 for (;;) {

@@ -13,18 +13,26 @@ export function createApp(ctx: AppContext): Express {
   const app = express();
   app.disable("x-powered-by");
   app.set("query parser", "simple");
+  // Responses are fresh JSON every time; hashing each one for an ETag buys clients nothing.
+  app.set("etag", false);
 
-  // A request id on every log line and in every error body.
+  // A request id on every log line and in every error body. The request's logger is made on
+  // first use: most requests log nothing at the default level.
+  const logRequests = ctx.logger.isLevelEnabled("debug");
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
-    req.id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
-    req.log = ctx.logger.child({ req_id: req.id });
-    res.setHeader("X-Request-Id", req.id);
-    const started = process.hrtime.bigint();
-    res.on("finish", () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms }, "request");
-    });
+    const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
+    req.id = id;
+    let log: typeof ctx.logger | undefined;
+    Object.defineProperty(req, "log", { get: () => (log ??= ctx.logger.child({ req_id: id })) });
+    res.setHeader("X-Request-Id", id);
+    if (logRequests) {
+      const started = process.hrtime.bigint();
+      res.on("finish", () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        req.log.debug({ method: req.method, path: req.path, status: res.statusCode, ms }, "request");
+      });
+    }
     next();
   });
   app.use(express.json({ limit: ctx.config.http.maxBodyBytes, type: ["application/json", "application/*+json"] }));

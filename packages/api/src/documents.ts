@@ -36,7 +36,7 @@ export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<
   const docId = chooseDocId(input);
   const contentType = detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
   const jobId = randomUUID();
-  const blobKey = blobKeyFor(input.collection, docId, jobId);
+  const blobKey = blobKeyFor(input.collection, jobId);
   await blobs.put(blobKey, input.bytes);
   const { record, previous } = await catalog.accept({
     collection: input.collection,

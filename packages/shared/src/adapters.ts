@@ -6,6 +6,7 @@ import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase } from "./sqlite
 import { SqliteCatalog } from "./sqlite/catalog.ts";
 import { SqliteSearchIndex } from "./sqlite/search-index.ts";
 import { LocalQueue } from "./queue/local.ts";
+import { GroupCommit } from "./sqlite/group-commit.ts";
 
 export interface Services {
   catalog: Catalog;
@@ -29,9 +30,12 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
   const open = { checkpoint: options.checkpoint ?? "auto" } as const;
   const catalogDb = openDatabase(config.catalog.file, CATALOG_SCHEMA, open);
   const indexDb = openDatabase(config.index.file, INDEX_SCHEMA, open);
-  const catalog = new SqliteCatalog(catalogDb);
+  // Small blobs live in the catalog's database so that a load's blob and its catalog row go
+  // out in the same group commit.
+  const commit = new GroupCommit(catalogDb);
+  const catalog = new SqliteCatalog(catalogDb, commit);
   const index = new SqliteSearchIndex(indexDb);
-  const blobs = new FsBlobStore(config.blobStore.dir, open);
+  const blobs = new FsBlobStore(config.blobStore.dir, { shared: { db: catalogDb, commit } });
   const queue = new LocalQueue(catalog, logger.child({ component: "queue" }), { notify: options.notify });
   return {
     catalog,
@@ -41,13 +45,11 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
     maintain() {
       checkpoint(catalogDb);
       checkpoint(indexDb);
-      blobs.checkpoint();
     },
     async close() {
       await queue.stop();
       catalogDb.close();
       indexDb.close();
-      blobs.close();
     },
   };
 }

@@ -1,5 +1,3 @@
-import { createHash } from "node:crypto";
-
 /** Collection names double as blob-key segments and tenant keys: keep them plain. */
 export const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 export const COLLECTION_NAME_RULE = "1 to 64 letters, digits, '_' or '-', starting with a letter or digit";
@@ -9,10 +7,9 @@ export const DOC_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 export const DOC_ID_RULE = "1 to 200 characters of letters, digits and . _ : @ -, starting with a letter or digit";
 
 /**
- * Where a document version's raw bytes live. The id is hashed so no client text reaches a
- * path, and spread over 256 folders per collection so no folder grows without bound.
+ * Where a document version's raw bytes live: named by the version's job id (a UUID we make),
+ * so no client text reaches a path, and spread over 256 folders per collection.
  */
-export function blobKeyFor(collection: string, docId: string, jobId: string): string {
-  const hash = createHash("sha256").update(docId).digest("hex");
-  return `${collection}/${hash.slice(0, 2)}/${hash.slice(0, 32)}.${jobId}`;
+export function blobKeyFor(collection: string, jobId: string): string {
+  return `${collection}/${jobId.slice(0, 2)}/${jobId}`;
 }

@@ -1,10 +1,11 @@
 import { mkdir, readFile, rm, writeFile, readdir, access } from "node:fs/promises";
 import path from "node:path";
+import { constants } from "node:fs";
 import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
-import { batched } from "../batch.ts";
-import { checkpoint, openDatabase, type OpenOptions } from "../sqlite/db.ts";
+import { checkpoint, openDatabase, type Db, type OpenOptions } from "../sqlite/db.ts";
+import { GroupCommit } from "../sqlite/group-commit.ts";
 
 // A rowid table: new rows append at the end of the B-tree; only the small key index takes
 // random inserts (a table keyed by the random key itself writes three times as many pages).
@@ -27,8 +28,16 @@ export function assertBlobKey(key: string): void {
  */
 const SMALL_MAX = 64 * 1024;
 
+export interface FsBlobOptions extends OpenOptions {
+  /**
+   * Keep small blobs in this database (with its group commit) instead of `small.sqlite`: in
+   * embedded mode the catalog's, so a load's blob and its catalog row share one commit.
+   */
+  shared?: { db: Db; commit: GroupCommit };
+}
+
 /**
- * Raw bytes in a local folder: large blobs as files, small ones packed in `small.sqlite`.
+ * Raw bytes in a local folder: large blobs as files, small ones packed in SQLite.
  * Keys are never rewritten (each version has its own), and a key is recorded in the catalog
  * only after its write completed, so a crash leaves at most an orphan, never a torn blob.
  */
@@ -36,12 +45,16 @@ export class FsBlobStore implements BlobStore {
   readonly #root: string;
   readonly #madeDirs = new Set<string>();
   readonly #db: Database.Database;
+  readonly #ownsDb: boolean;
+  readonly #commit: GroupCommit;
   readonly #stmt;
-  readonly #putSmall: (row: { key: string; data: Uint8Array }) => Promise<void>;
 
-  constructor(root: string, options: OpenOptions = {}) {
+  constructor(root: string, options: FsBlobOptions = {}) {
     this.#root = path.resolve(root);
-    this.#db = openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
+    this.#ownsDb = !options.shared;
+    if (options.shared) options.shared.db.exec(SMALL_SCHEMA);
+    this.#db = options.shared?.db ?? openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
+    this.#commit = options.shared?.commit ?? new GroupCommit(this.#db);
     this.#stmt = {
       put: this.#db.prepare("INSERT INTO blobs (key, data) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data"),
       get: this.#db.prepare<[string], { data: Buffer }>("SELECT data FROM blobs WHERE key = ?"),
@@ -49,11 +62,6 @@ export class FsBlobStore implements BlobStore {
       deleteRange: this.#db.prepare("DELETE FROM blobs WHERE key >= ? AND key < ?"),
       list: this.#db.prepare<[string, string], { key: string }>("SELECT key FROM blobs WHERE key >= ? AND key < ? ORDER BY key"),
     };
-    const putAll = this.#db.transaction((rows: { key: string; data: Uint8Array }[]) => {
-      for (const row of rows) this.#stmt.put.run(row.key, row.data);
-      return rows.map(() => undefined);
-    });
-    this.#putSmall = batched((rows: { key: string; data: Uint8Array }[]) => putAll.immediate(rows));
   }
 
   #file(key: string): string {
@@ -63,7 +71,10 @@ export class FsBlobStore implements BlobStore {
 
   async put(key: string, data: Uint8Array): Promise<void> {
     assertBlobKey(key);
-    if (data.byteLength <= SMALL_MAX) return this.#putSmall({ key, data });
+    if (data.byteLength <= SMALL_MAX) {
+      await this.#commit.run(() => this.#stmt.put.run(key, data));
+      return;
+    }
     const file = this.#file(key);
     const dir = path.dirname(file);
     if (!this.#madeDirs.has(dir)) {
@@ -116,16 +127,17 @@ export class FsBlobStore implements BlobStore {
   }
 
   async ping(): Promise<void> {
-    await access(this.#root);
+    await mkdir(this.#root, { recursive: true });
+    await access(this.#root, constants.W_OK);
     this.#stmt.get.get("");
   }
 
   checkpoint(): void {
-    checkpoint(this.#db);
+    if (this.#ownsDb) checkpoint(this.#db);
   }
 
   close(): void {
-    if (this.#db.open) this.#db.close();
+    if (this.#ownsDb && this.#db.open) this.#db.close();
   }
 }
 

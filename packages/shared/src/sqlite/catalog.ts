@@ -2,7 +2,7 @@ import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, 
 import type { Metadata } from "../metadata.ts";
 import type { Db } from "./db.ts";
 import { decodeCursor, encodeCursor } from "../cursor.ts";
-import { batched } from "../batch.ts";
+import { GroupCommit } from "./group-commit.ts";
 
 interface Row {
   collection: string;
@@ -49,11 +49,12 @@ function toRecord(row: Row): DocumentRecord {
 export class SqliteCatalog implements Catalog {
   readonly #db: Db;
   readonly #stmt;
-  readonly #marks: (mark: Record<string, unknown>) => Promise<boolean>;
-  readonly #accept: Catalog["accept"];
+  readonly #commit: GroupCommit;
 
-  constructor(db: Db) {
+  /** `commit` may be shared with other stores on the same connection (one commit for all). */
+  constructor(db: Db, commit = new GroupCommit(db)) {
     this.#db = db;
+    this.#commit = commit;
     this.#stmt = {
       addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
       get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id = ?`),
@@ -98,33 +99,21 @@ export class SqliteCatalog implements Catalog {
         `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,
       ),
     };
-    const acceptAll = db.transaction((docs: NewDocument[]) => {
-      const now = new Date().toISOString();
-      const seq = Date.now();
-      for (const name of new Set(docs.map((d) => d.collection))) this.#stmt.addCollection.run(name, now);
-      return docs.map((doc) => {
-        const before = this.#stmt.previous.get(doc.collection, doc.docId);
-        const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq, now }) as { version: number; created_at: string };
-        const record: DocumentRecord = {
-          ...doc,
-          version: row.version,
-          status: "queued",
-          chunks: 0,
-          error: null,
-          createdAt: row.created_at,
-          updatedAt: now,
-        };
-        return { record, previous: before ? { blobKey: before.blob_key, sha256: before.sha256 } : null };
-      });
-    });
-    const markAll = db.transaction((marks: Record<string, unknown>[]) => marks.map((m) => this.#stmt.mark.run(m).changes > 0));
-    this.#marks = batched((marks: Record<string, unknown>[]) => markAll.immediate(marks));
-    // Loads arriving together share one transaction: one commit instead of one per request.
-    this.#accept = batched((docs: NewDocument[]) => acceptAll.immediate(docs));
   }
 
+  /** Loads arriving together share one transaction: one commit instead of one per request. */
   async accept(doc: NewDocument) {
-    return this.#accept(doc);
+    return this.#commit.run(() => {
+      const now = new Date().toISOString();
+      this.#stmt.addCollection.run(doc.collection, now);
+      const before = this.#stmt.previous.get(doc.collection, doc.docId);
+      const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq: Date.now(), now }) as {
+        version: number;
+        created_at: string;
+      };
+      const record: DocumentRecord = { ...doc, version: row.version, status: "queued", chunks: 0, error: null, createdAt: row.created_at, updatedAt: now };
+      return { record, previous: before ? { blobKey: before.blob_key, sha256: before.sha256 } : null };
+    });
   }
 
   async get(collection: string, docId: string) {
@@ -133,7 +122,8 @@ export class SqliteCatalog implements Catalog {
   }
 
   #mark(collection: string, docId: string, version: number, status: string, chunks: number | null, error: string | null) {
-    return this.#marks({ collection, docId, version, status, chunks, error, now: new Date().toISOString() });
+    const mark = { collection, docId, version, status, chunks, error, now: new Date().toISOString() };
+    return this.#commit.run(() => this.#stmt.mark.run(mark).changes > 0);
   }
 
   async markProcessing(collection: string, docId: string, version: number) {

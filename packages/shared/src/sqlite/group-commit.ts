@@ -1,0 +1,52 @@
+import type { Db } from "./db.ts";
+
+interface Pending {
+  work: () => unknown;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/**
+ * Group commit for one connection: every write submitted during one turn of the event loop
+ * runs in a single transaction, so concurrent requests share one commit instead of paying one
+ * each. If the transaction fails, each write is retried alone so that one bad write fails
+ * only its own caller.
+ */
+export class GroupCommit {
+  readonly #db: Db;
+  #pending: Pending[] = [];
+
+  constructor(db: Db) {
+    this.#db = db;
+  }
+
+  run<R>(work: () => R): Promise<R> {
+    return new Promise<R>((resolve, reject) => {
+      if (this.#pending.length === 0) setImmediate(() => this.#flush());
+      this.#pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#pending;
+    this.#pending = [];
+    if (!this.#db.open) {
+      for (const p of batch) p.reject(new Error("database closed"));
+      return;
+    }
+    let results: unknown[];
+    try {
+      results = this.#db.transaction(() => batch.map((p) => p.work())).immediate();
+    } catch {
+      for (const p of batch) {
+        try {
+          p.resolve(this.#db.transaction(p.work).immediate());
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+      return;
+    }
+    batch.forEach((p, i) => p.resolve(results[i]));
+  }
+}
