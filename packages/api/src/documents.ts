@@ -1,9 +1,10 @@
-import { randomUUID, createHash } from "node:crypto";
+import { createHash } from "node:crypto";
 import {
   BadRequestError,
   DOC_ID,
   DOC_ID_RULE,
   blobKeyFor,
+  uuidv7,
   detectType,
   type DocumentRecord,
   type Metadata,
@@ -19,7 +20,7 @@ export interface Incoming {
   declaredType?: string;
 }
 
-/** doc_id: the query parameter, else metadata.sys_id, else a new UUID (DESIGN.md). */
+/** doc_id: the query parameter, else metadata.sys_id, else a new UUID (DESIGN.md), time-ordered. */
 function chooseDocId(input: Incoming): string {
   if (input.docId !== undefined) return input.docId;
   const sysId = input.metadata.sys_id;
@@ -27,7 +28,7 @@ function chooseDocId(input: Incoming): string {
     if (!DOC_ID.test(sysId)) throw new BadRequestError(`metadata.sys_id: used as the document id, it must be ${DOC_ID_RULE}`);
     return sysId;
   }
-  return randomUUID();
+  return uuidv7();
 }
 
 /** Stores the raw bytes, records the new version as queued and hands it to the queue. */
@@ -35,7 +36,7 @@ export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<
   const { blobs, catalog, queue } = ctx.services;
   const docId = chooseDocId(input);
   const contentType = detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
-  const jobId = randomUUID();
+  const jobId = uuidv7();
   const blobKey = blobKeyFor(input.collection, jobId);
   await blobs.put(blobKey, input.bytes);
   const { record, previous } = await catalog.accept({

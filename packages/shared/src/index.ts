@@ -6,6 +6,7 @@ export * from "./metadata.ts";
 export * from "./filter/index.ts";
 export * from "./cursor.ts";
 export * from "./names.ts";
+export { uuidv7 } from "./uuid.ts";
 export * from "./adapters.ts";
 export * from "./ingest/index.ts";
 export { FsBlobStore } from "./blob/fs.ts";

@@ -7,9 +7,10 @@ export const DOC_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 export const DOC_ID_RULE = "1 to 200 characters of letters, digits and . _ : @ -, starting with a letter or digit";
 
 /**
- * Where a document version's raw bytes live: named by the version's job id (a UUID we make),
- * so no client text reaches a path, and spread over 256 folders per collection.
+ * Where a document version's raw bytes live: named by the version's job id (a version 7 UUID
+ * we make), so no client text reaches a path. Its first 8 hex digits change every 65 seconds,
+ * so keys grow with time (cheap to index) and files spread over folders.
  */
 export function blobKeyFor(collection: string, jobId: string): string {
-  return `${collection}/${jobId.slice(0, 2)}/${jobId}`;
+  return `${collection}/${jobId.slice(0, 8)}/${jobId}`;
 }
