@@ -1,0 +1,61 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { FsBlobStore } from "./fs.ts";
+import { NotFoundError } from "../errors.ts";
+
+let dir: string;
+let store: FsBlobStore;
+
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), "docstore-blobs-"));
+  store = new FsBlobStore(dir);
+});
+
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function list(prefix: string) {
+  const keys = [];
+  for await (const key of store.list(prefix)) keys.push(key);
+  return keys.sort();
+}
+
+describe("FsBlobStore", () => {
+  it("keeps small and large blobs byte for byte", async () => {
+    const small = new Uint8Array([0, 1, 2, 255]);
+    const large = new Uint8Array(200_000).map((_, i) => i % 251);
+    await store.put("c1/a/small", small);
+    await store.put("c1/b/large", large);
+    expect(Buffer.from(await store.get("c1/a/small"))).toEqual(Buffer.from(small));
+    expect(Buffer.from(await store.get("c1/b/large"))).toEqual(Buffer.from(large));
+    expect(readdirSync(path.join(dir, "files", "c1", "b"))).toEqual(["large"]);
+    expect(await list("c1")).toEqual(["c1/a/small", "c1/b/large"]);
+  });
+
+  it("deletes one blob, or every blob under a prefix and nothing else", async () => {
+    await store.put("c1/x/one", new Uint8Array([1]));
+    await store.put("c1/x/big", new Uint8Array(70_000));
+    await store.put("c10/x/other", new Uint8Array([2]));
+    await store.delete("c1/x/one");
+    await expect(store.get("c1/x/one")).rejects.toBeInstanceOf(NotFoundError);
+    await store.deletePrefix("c1/");
+    expect(await list("c1")).toEqual([]);
+    expect(await list("c10")).toEqual(["c10/x/other"]);
+  });
+
+  it("refuses keys that could leave its folder", async () => {
+    for (const key of ["../x", "a/../../b", "/abs", "a//b", "a/./b", "a\\b", ""]) {
+      await expect(store.put(key, new Uint8Array([1])), key).rejects.toThrow(/invalid blob key/);
+    }
+  });
+
+  it("writes many small blobs concurrently in group commits", async () => {
+    await Promise.all(Array.from({ length: 500 }, (_, i) => store.put(`c/p/k${i}`, Buffer.from(`blob ${i}`))));
+    expect(Buffer.from(await store.get("c/p/k321")).toString()).toBe("blob 321");
+    expect(await list("c")).toHaveLength(500);
+  });
+});

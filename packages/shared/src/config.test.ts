@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import path from "node:path";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("gives the documented defaults", () => {
+    const c = loadConfig({});
+    expect(c.http).toMatchObject({ port: 8080, host: "127.0.0.1", maxUploadBytes: 50 * 1024 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
+    expect(c.dataDir).toBe(path.resolve("./data"));
+    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true });
+    expect(c.blobStore.kind).toBe("fs");
+    expect(c.index.kind).toBe("sqlite");
+    expect(c.embedder.kind).toBe("none");
+    expect(c.auth.tokens).toBeUndefined();
+    expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });
+    expect(c.search.maxK).toBe(100);
+  });
+
+  it("parses tokens with and without scopes", () => {
+    const c = loadConfig({ API_TOKENS: " reader-0123456789abcdef:read , admin-0123456789abcdef ,writer-0123456789abcdef:read+write" });
+    expect(c.auth.tokens?.map((t) => [t.token, [...t.scopes].sort()])).toEqual([
+      ["reader-0123456789abcdef", ["read"]],
+      ["admin-0123456789abcdef", ["admin", "read", "write"]],
+      ["writer-0123456789abcdef", ["read", "write"]],
+    ]);
+  });
+
+  it.each([
+    [{ PORT: "eighty" }, /PORT/],
+    [{ PORT: "70000" }, /PORT/],
+    [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
+    [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
+    [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],
+    [{ QUEUE: "kafka" }, /QUEUE/],
+    [{ QUEUE: "bullmq" }, /QUEUE=bullmq is not available in this version/],
+    [{ BLOB_STORE: "s3" }, /BLOB_STORE=s3 is not available/],
+    [{ INDEX: "qdrant" }, /INDEX=qdrant is not available/],
+    [{ EMBEDDER: "openai" }, /EMBEDDER=openai is not available/],
+    [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
+    [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],
+  ])("refuses %j, naming the variable", (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});
