@@ -8,6 +8,7 @@ import {
   detectType,
   type DocumentRecord,
   type Metadata,
+  type SupportedType,
 } from "@docstore/shared";
 import type { AppContext } from "./context.ts";
 
@@ -18,6 +19,8 @@ export interface Incoming {
   bytes: Uint8Array;
   filename?: string;
   declaredType?: string;
+  /** Known without looking: a text sent as JSON is plain text, whatever it resembles. */
+  contentType?: SupportedType;
 }
 
 /** doc_id: the query parameter, else metadata.sys_id, else a new UUID (DESIGN.md), time-ordered. */
@@ -35,7 +38,8 @@ function chooseDocId(input: Incoming): string {
 export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<DocumentRecord> {
   const { blobs, catalog, queue } = ctx.services;
   const docId = chooseDocId(input);
-  const contentType = detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
+  const contentType =
+    input.contentType ?? detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
   const jobId = uuidv7();
   const blobKey = blobKeyFor(input.collection, jobId);
   await blobs.put(blobKey, input.bytes);

@@ -30,7 +30,7 @@ export function loadRoutes(ctx: AppContext): Router {
       docId: q.doc_id,
       metadata: parseMetadata(body.metadata ?? {}),
       bytes: Buffer.from(body.text, "utf8"),
-      declaredType: "text/plain",
+      contentType: "text/plain",
     });
     await reply(ctx, res, [record], q.wait ?? false, true);
   });
@@ -48,7 +48,7 @@ export function loadRoutes(ctx: AppContext): Router {
     });
     const records: DocumentRecord[] = [];
     for (const input of inputs) {
-      records.push(await acceptDocument(ctx, { ...input, collection: q.collection_name, declaredType: "text/plain" }));
+      records.push(await acceptDocument(ctx, { ...input, collection: q.collection_name, contentType: "text/plain" }));
     }
     await reply(ctx, res, records, q.wait ?? false, false);
   });
