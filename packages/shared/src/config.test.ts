@@ -7,7 +7,7 @@ describe("loadConfig", () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ port: 8080, host: "127.0.0.1", maxUploadBytes: 50 * 1024 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
     expect(c.dataDir).toBe(path.resolve("./data"));
-    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true });
+    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", concurrency: 4 });
     expect(c.blobStore.kind).toBe("fs");
     expect(c.index.kind).toBe("sqlite");
     expect(c.embedder.kind).toBe("none");
