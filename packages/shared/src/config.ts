@@ -77,6 +77,9 @@ const envSchema = z.object({
 
 export type Env = Record<string, string | undefined>;
 
+/** Every environment variable the service reads (the README and the deploy files list them). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
+
 export function loadConfig(env: Env) {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {

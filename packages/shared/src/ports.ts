@@ -150,3 +150,11 @@ export interface SearchIndex {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Dense vectors for texts. One adapter per provider; `dimensions` must match the index. */
+export interface Embedder {
+  readonly model: string;
+  readonly dimensions: number;
+  /** One vector per text, in order. Batching, retries and caching are the adapter's. */
+  embed(texts: string[]): Promise<number[][]>;
+}
