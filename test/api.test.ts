@@ -1,16 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
+import { removeDir, startService, uniqueName, type Mode, type Service } from "./harness.ts";
+
+// The same expectations in both modes: embedded (one process) and distributed (API, two
+// worker processes, BullMQ on Redis, an S3 server, the SQLite index shared by the processes).
+const MODES: Mode[] = ["embedded", "distributed"];
 
 let svc: Service;
-
-beforeAll(async () => {
-  svc = await startService();
-});
-
-afterAll(async () => {
-  expect(await svc.stop()).toBe(0);
-  removeDir(svc.dataDir);
-});
 
 async function loadText(collection: string, text: string, metadata: object = {}, query: Record<string, string> = {}) {
   const r = await svc.request("POST", "/load_text_to_collection", {
@@ -29,282 +24,293 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
   expect(r.body.detail).toMatch(detail);
 }
 
-describe("loading", () => {
-  it("queues a text with 202 and indexes it", async () => {
-    const c = uniqueName();
-    const r = await svc.request("POST", "/load_text_to_collection", {
-      query: { collection_name: c },
-      json: { text: "The quarterly report covers revenue.", metadata: { status: "open", priority: 2 } },
+describe.each(MODES)("%s mode", (mode) => {
+  beforeAll(async () => {
+    svc = await startService({ mode });
+  }, 60_000);
+
+  afterAll(async () => {
+    expect(await svc.stop()).toBe(0);
+    removeDir(svc.dataDir);
+  });
+
+  describe("loading", () => {
+    it("queues a text with 202 and indexes it", async () => {
+      const c = uniqueName();
+      const r = await svc.request("POST", "/load_text_to_collection", {
+        query: { collection_name: c },
+        json: { text: "The quarterly report covers revenue.", metadata: { status: "open", priority: 2 } },
+      });
+      expect(r.status).toBe(202);
+      expect(r.body).toMatchObject({ collection_name: c, status: "queued", version: 1 });
+      expect(r.body.doc_id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(typeof r.body.job_id).toBe("string");
+      let status;
+      for (let i = 0; i < 100; i++) {
+        status = await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: r.body.doc_id } });
+        if (status.body.status === "ready") break;
+        await new Promise((res) => setTimeout(res, 50));
+      }
+      expect(status!.body).toMatchObject({ status: "ready", chunks: 1, metadata: { status: "open", priority: 2 }, content_type: "text/plain" });
     });
-    expect(r.status).toBe(202);
-    expect(r.body).toMatchObject({ collection_name: c, status: "queued", version: 1 });
-    expect(r.body.doc_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(typeof r.body.job_id).toBe("string");
-    let status;
-    for (let i = 0; i < 100; i++) {
-      status = await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: r.body.doc_id } });
-      if (status.body.status === "ready") break;
-      await new Promise((res) => setTimeout(res, 50));
-    }
-    expect(status!.body).toMatchObject({ status: "ready", chunks: 1, metadata: { status: "open", priority: 2 }, content_type: "text/plain" });
-  });
 
-  it("uploads a Markdown file with metadata as multipart", async () => {
-    const c = uniqueName();
-    const form = new FormData();
-    form.append("file", new Blob(["# Runbook\n\nRestart the ingestion gateway when it stalls."], { type: "text/markdown" }), "runbook.md");
-    form.append("metadata", JSON.stringify({ type: "runbook", sys_id: "a1b2c3" }));
-    const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, wait: "true" }, form });
-    expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ doc_id: "a1b2c3", status: "ready" });
-    const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
-    expect(list.body.documents).toEqual([expect.objectContaining({ doc_id: "a1b2c3", name: "runbook.md", status: "ready" })]);
-    const hits = await svc.request("GET", "/get_relevant_documents", { query: { query: "gateway stalls", collection_names: c } });
-    expect(hits.body.results[0]).toMatchObject({ doc_id: "a1b2c3", collection_name: c, chunk_index: 0, metadata: { type: "runbook" } });
-  });
-
-  it("takes doc_id from the query, then metadata.sys_id", async () => {
-    const c = uniqueName();
-    expect((await loadText(c, "alpha", { sys_id: "sys1" }, { doc_id: "explicit-1" })).doc_id).toBe("explicit-1");
-    expect((await loadText(c, "beta", { sys_id: "sys2" })).doc_id).toBe("sys2");
-  });
-
-  it("re-loading a sys_id replaces the old text", async () => {
-    const c = uniqueName();
-    await loadText(c, "The printer on floor three is jammed.", { sys_id: "inc001", status: "open" });
-    const second = await loadText(c, "The scanner in the lobby is broken.", { sys_id: "inc001", status: "closed" });
-    expect(second.version).toBe(2);
-    const old = await svc.request("GET", "/get_relevant_documents", { query: { query: "printer jammed", collection_names: c } });
-    expect(old.body.results).toEqual([]);
-    const fresh = await svc.request("GET", "/get_relevant_documents", { query: { query: "scanner lobby", collection_names: c } });
-    expect(fresh.body.results).toHaveLength(1);
-    expect(fresh.body.results[0]).toMatchObject({ doc_id: "inc001", metadata: { status: "closed" } });
-    const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
-    expect(list.body.documents).toHaveLength(1);
-  });
-
-  it("loads a batch of texts in one request", async () => {
-    const c = uniqueName();
-    const documents = Array.from({ length: 30 }, (_, i) => ({ text: `batch item ${i} widget${i}`, doc_id: `b${i}`, metadata: { priority: i } }));
-    const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
-    expect(r.status).toBe(200);
-    expect(r.body.documents).toHaveLength(30);
-    expect(r.body.documents.every((d: any) => d.status === "ready")).toBe(true);
-    const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "widget17", collection_names: c } });
-    expect(hit.body.results.map((h: any) => h.doc_id)).toEqual(["b17"]);
-  });
-
-  it("splits a long text into chunks with offsets", async () => {
-    const c = uniqueName();
-    const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} talks about topic${i} in some detail. `.repeat(8)).join("\n\n");
-    const doc = await loadText(c, paragraphs);
-    expect(doc.chunks).toBeGreaterThan(1);
-    const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "topic33", collection_names: c, k: 1 } });
-    const r = hit.body.results[0];
-    expect(r.text).toContain("topic33");
-    expect(paragraphs.slice(r.start, r.end)).toBe(r.text);
-  });
-});
-
-describe("search", () => {
-  it("ranks one list across two collections with a filter", async () => {
-    const a = uniqueName("a");
-    const b = uniqueName("b");
-    await loadText(a, "Database outage in the billing cluster", { status: "open", priority: 1 });
-    await loadText(a, "Database maintenance window announced", { status: "closed", priority: 3 });
-    await loadText(b, "Database replica lag on the billing cluster", { status: "open", priority: 2 });
-    await loadText(b, "Office coffee machine is empty", { status: "open", priority: 1 });
-    const r = await svc.request("POST", "/get_relevant_documents", {
-      query: { query: "database billing", k: 10 },
-      json: { collection_names: [a, b], metadata: "status=open^priorityIN1,2" },
+    it("uploads a Markdown file with metadata as multipart", async () => {
+      const c = uniqueName();
+      const form = new FormData();
+      form.append("file", new Blob(["# Runbook\n\nRestart the ingestion gateway when it stalls."], { type: "text/markdown" }), "runbook.md");
+      form.append("metadata", JSON.stringify({ type: "runbook", sys_id: "a1b2c3" }));
+      const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, wait: "true" }, form });
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ doc_id: "a1b2c3", status: "ready" });
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.body.documents).toEqual([expect.objectContaining({ doc_id: "a1b2c3", name: "runbook.md", status: "ready" })]);
+      const hits = await svc.request("GET", "/get_relevant_documents", { query: { query: "gateway stalls", collection_names: c } });
+      expect(hits.body.results[0]).toMatchObject({ doc_id: "a1b2c3", collection_name: c, chunk_index: 0, metadata: { type: "runbook" } });
     });
-    expect(r.status).toBe(200);
-    const got = r.body.results.map((h: any) => [h.collection_name, h.metadata.priority]);
-    expect(got).toHaveLength(2);
-    expect(new Set(got.map((g: any) => g[0]))).toEqual(new Set([a, b]));
-    expect(r.body.results[0].score).toBeGreaterThanOrEqual(r.body.results[1].score);
-  });
 
-  it("accepts GET with query parameters, comma lists and a JSON body", async () => {
-    const a = uniqueName("a");
-    const b = uniqueName("b");
-    await loadText(a, "kubernetes pod eviction", { type: "memo" });
-    await loadText(b, "kubernetes node pressure", { type: "report" });
-    const viaQuery = await svc.request("GET", "/get_relevant_documents", {
-      query: { query: "kubernetes", collection_names: `${a},${b}`, metadata: "type=report" },
+    it("takes doc_id from the query, then metadata.sys_id", async () => {
+      const c = uniqueName();
+      expect((await loadText(c, "alpha", { sys_id: "sys1" }, { doc_id: "explicit-1" })).doc_id).toBe("explicit-1");
+      expect((await loadText(c, "beta", { sys_id: "sys2" })).doc_id).toBe("sys2");
     });
-    expect(viaQuery.body.results.map((h: any) => h.collection_name)).toEqual([b]);
-    const repeated = await svc.request("GET", "/get_relevant_documents", { query: { query: "kubernetes", collection_names: [a, b] } });
-    expect(repeated.body.results).toHaveLength(2);
-    const withBody = await svc.request("GET", "/get_relevant_documents", {
-      query: { query: "kubernetes" },
-      json: { collection_names: [a, b], metadata: "type=memo" },
+
+    it("re-loading a sys_id replaces the old text", async () => {
+      const c = uniqueName();
+      await loadText(c, "The printer on floor three is jammed.", { sys_id: "inc001", status: "open" });
+      const second = await loadText(c, "The scanner in the lobby is broken.", { sys_id: "inc001", status: "closed" });
+      expect(second.version).toBe(2);
+      const old = await svc.request("GET", "/get_relevant_documents", { query: { query: "printer jammed", collection_names: c } });
+      expect(old.body.results).toEqual([]);
+      const fresh = await svc.request("GET", "/get_relevant_documents", { query: { query: "scanner lobby", collection_names: c } });
+      expect(fresh.body.results).toHaveLength(1);
+      expect(fresh.body.results[0]).toMatchObject({ doc_id: "inc001", metadata: { status: "closed" } });
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.body.documents).toHaveLength(1);
     });
-    expect(withBody.body.results.map((h: any) => h.collection_name)).toEqual([a]);
-  });
 
-  it("respects k and rejects bad parameters precisely", async () => {
-    const c = uniqueName();
-    for (let i = 0; i < 5; i++) await loadText(c, `shared term zebra number ${i}`);
-    const two = await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: c, k: 2 } });
-    expect(two.body.results).toHaveLength(2);
-    expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /k: k must be at least 1/);
-    expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /k: must be at most 100/);
-    expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { k: 3 } }), 400, /query/);
-    expectProblem(
-      await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: "no-such-collection" } }),
-      404,
-      /unknown collection: no-such-collection/,
-    );
-  });
-
-  it("reports a malformed filter with its position", async () => {
-    const c = uniqueName();
-    await loadText(c, "something");
-    const r = await svc.request("GET", "/get_relevant_documents", { query: { query: "x", collection_names: c, metadata: "status=open^priority>high" } });
-    expectProblem(r, 400, /^metadata: .*priority.* at position \d+/);
-    expect(typeof r.body.position).toBe("number");
-    const t = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "status" } });
-    expectProblem(t, 400, /^tag_info: .* at position \d+/);
-  });
-});
-
-describe("content by tag and listing", () => {
-  it("returns matching documents in ORDERBY order, paginated", async () => {
-    const c = uniqueName();
-    for (const p of [3, 1, 2, 5, 4]) await loadText(c, `ticket with priority ${p}`, { sys_id: `t${p}`, priority: p, status: p % 2 ? "open" : "closed" });
-    const all = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open^ORDERBYDESCpriority" } });
-    expect(all.body.documents.map((d: any) => d.doc_id)).toEqual(["t5", "t3", "t1"]);
-    expect(all.body.documents[0]).toMatchObject({ collection_name: c, text: "ticket with priority 5", metadata: { priority: 5 } });
-    const page1 = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c, limit: 2 }, json: { tag_info: "ORDERBYpriority" } });
-    expect(page1.body.documents.map((d: any) => d.doc_id)).toEqual(["t1", "t2"]);
-    const page2 = await svc.request("POST", "/get_content_by_tag", {
-      query: { collection_name: c, limit: 2, cursor: page1.body.next_cursor },
-      json: { tag_info: "ORDERBYpriority" },
+    it("loads a batch of texts in one request", async () => {
+      const c = uniqueName();
+      const documents = Array.from({ length: 30 }, (_, i) => ({ text: `batch item ${i} widget${i}`, doc_id: `b${i}`, metadata: { priority: i } }));
+      const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
+      expect(r.status).toBe(200);
+      expect(r.body.documents).toHaveLength(30);
+      expect(r.body.documents.every((d: any) => d.status === "ready")).toBe(true);
+      const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "widget17", collection_names: c } });
+      expect(hit.body.results.map((h: any) => h.doc_id)).toEqual(["b17"]);
     });
-    expect(page2.body.documents.map((d: any) => d.doc_id)).toEqual(["t3", "t4"]);
-    const page3 = await svc.request("POST", "/get_content_by_tag", {
-      query: { collection_name: c, limit: 2, cursor: page2.body.next_cursor },
-      json: { tag_info: "ORDERBYpriority" },
+
+    it("splits a long text into chunks with offsets", async () => {
+      const c = uniqueName();
+      const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} talks about topic${i} in some detail. `.repeat(8)).join("\n\n");
+      const doc = await loadText(c, paragraphs);
+      expect(doc.chunks).toBeGreaterThan(1);
+      const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "topic33", collection_names: c, k: 1 } });
+      const r = hit.body.results[0];
+      expect(r.text).toContain("topic33");
+      expect(paragraphs.slice(r.start, r.end)).toBe(r.text);
     });
-    expect(page3.body).toMatchObject({ documents: [expect.objectContaining({ doc_id: "t5" })], next_cursor: null });
-    expectProblem(await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, cursor: "garbage" } }), 400, /cursor/);
   });
 
-  it("lists documents and collections with pagination", async () => {
-    const c = uniqueName();
-    for (let i = 0; i < 5; i++) await loadText(c, `doc ${i}`, {}, { doc_id: `d${i}` });
-    const p1 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3 } });
-    expect(p1.body.documents.map((d: any) => d.doc_id)).toEqual(["d0", "d1", "d2"]);
-    const p2 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3, cursor: p1.body.next_cursor } });
-    expect(p2.body).toMatchObject({ documents: [{ doc_id: "d3" }, { doc_id: "d4" }], next_cursor: null });
-    const cols = await svc.request("GET", "/get_list_of_collection");
-    expect(cols.body.collections).toContainEqual({ name: c, documents: 5, ready: 5, pending: 0, failed: 0 });
-    expectProblem(await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: uniqueName() } }), 404, /unknown collection/);
-  });
-});
+  describe("search", () => {
+    it("ranks one list across two collections with a filter", async () => {
+      const a = uniqueName("a");
+      const b = uniqueName("b");
+      await loadText(a, "Database outage in the billing cluster", { status: "open", priority: 1 });
+      await loadText(a, "Database maintenance window announced", { status: "closed", priority: 3 });
+      await loadText(b, "Database replica lag on the billing cluster", { status: "open", priority: 2 });
+      await loadText(b, "Office coffee machine is empty", { status: "open", priority: 1 });
+      const r = await svc.request("POST", "/get_relevant_documents", {
+        query: { query: "database billing", k: 10 },
+        json: { collection_names: [a, b], metadata: "status=open^priorityIN1,2" },
+      });
+      expect(r.status).toBe(200);
+      const got = r.body.results.map((h: any) => [h.collection_name, h.metadata.priority]);
+      expect(got).toHaveLength(2);
+      expect(new Set(got.map((g: any) => g[0]))).toEqual(new Set([a, b]));
+      expect(r.body.results[0].score).toBeGreaterThanOrEqual(r.body.results[1].score);
+    });
 
-describe("deletion", () => {
-  it("deletes a document so nothing of it is found", async () => {
-    const c = uniqueName();
-    await loadText(c, "ephemeral falcon sighting", { sys_id: "gone", status: "open" });
-    await loadText(c, "permanent eagle sighting", { sys_id: "kept", status: "open" });
-    const del = await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } });
-    expect(del.body).toEqual({ deleted: true, collection_name: c, doc_id: "gone" });
-    const search = await svc.request("GET", "/get_relevant_documents", { query: { query: "falcon sighting", collection_names: c } });
-    expect(search.body.results.map((h: any) => h.doc_id)).toEqual(["kept"]);
-    const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } });
-    expect(tag.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
-    const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
-    expect(list.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
-    expectProblem(await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document gone/);
-    expectProblem(await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document/);
-  });
+    it("accepts GET with query parameters, comma lists and a JSON body", async () => {
+      const a = uniqueName("a");
+      const b = uniqueName("b");
+      await loadText(a, "kubernetes pod eviction", { type: "memo" });
+      await loadText(b, "kubernetes node pressure", { type: "report" });
+      const viaQuery = await svc.request("GET", "/get_relevant_documents", {
+        query: { query: "kubernetes", collection_names: `${a},${b}`, metadata: "type=report" },
+      });
+      expect(viaQuery.body.results.map((h: any) => h.collection_name)).toEqual([b]);
+      const repeated = await svc.request("GET", "/get_relevant_documents", { query: { query: "kubernetes", collection_names: [a, b] } });
+      expect(repeated.body.results).toHaveLength(2);
+      const withBody = await svc.request("GET", "/get_relevant_documents", {
+        query: { query: "kubernetes" },
+        json: { collection_names: [a, b], metadata: "type=memo" },
+      });
+      expect(withBody.body.results.map((h: any) => h.collection_name)).toEqual([a]);
+    });
 
-  it("deletes a collection and everything in it", async () => {
-    const c = uniqueName();
-    const other = uniqueName();
-    await loadText(c, "migrating herons", { status: "open" });
-    await loadText(other, "migrating geese", { status: "open" });
-    const del = await svc.request("DELETE", "/delete_collection", { query: { collection_name: c } });
-    expect(del.body).toEqual({ deleted: true, collection_name: c, documents: 1 });
-    const cols = await svc.request("GET", "/get_list_of_collection");
-    expect(cols.body.collections.map((x: any) => x.name)).not.toContain(c);
-    expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating", collection_names: c } }), 404, /unknown collection/);
-    const everywhere = await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating herons", k: 100 } });
-    expect(everywhere.body.results.map((h: any) => h.collection_name)).not.toContain(c);
-    expectProblem(await svc.request("DELETE", "/delete_collection", { query: { collection_name: c } }), 404, /unknown collection/);
-    // Loading into the name again starts an empty collection.
-    await loadText(c, "new life");
-    const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
-    expect(list.body.documents).toHaveLength(1);
-  });
-});
+    it("respects k and rejects bad parameters precisely", async () => {
+      const c = uniqueName();
+      for (let i = 0; i < 5; i++) await loadText(c, `shared term zebra number ${i}`);
+      const two = await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: c, k: 2 } });
+      expect(two.body.results).toHaveLength(2);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /k: k must be at least 1/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /k: must be at most 100/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { k: 3 } }), 400, /query/);
+      expectProblem(
+        await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: "no-such-collection" } }),
+        404,
+        /unknown collection: no-such-collection/,
+      );
+    });
 
-describe("bad input", () => {
-  it("rejects malformed metadata and bodies precisely", async () => {
-    const c = uniqueName();
-    const form = new FormData();
-    form.append("file", new Blob(["hello"], { type: "text/plain" }), "a.txt");
-    form.append("metadata", "{not json");
-    expectProblem(await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form }), 400, /metadata/i);
-    expectProblem(
-      await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { priority: "high" } } }),
-      400,
-      /priority/,
-    );
-    expectProblem(
-      await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { "Bad-Key": 1 } } }),
-      400,
-      /Bad-Key/,
-    );
-    expectProblem(
-      await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, body: "{oops", contentType: "application/json" }),
-      400,
-      /not valid JSON/,
-    );
-    expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "" } }), 400, /text/);
-    expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "../etc" }, json: { text: "x" } }), 400, /collection_name/);
-    expectProblem(await svc.request("POST", "/load_text_to_collection", { query: {}, json: { text: "x" } }), 400, /collection_name: is required/);
-    expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "a/b" }, json: { text: "x" } }), 400, /doc_id/);
+    it("reports a malformed filter with its position", async () => {
+      const c = uniqueName();
+      await loadText(c, "something");
+      const r = await svc.request("GET", "/get_relevant_documents", { query: { query: "x", collection_names: c, metadata: "status=open^priority>high" } });
+      expectProblem(r, 400, /^metadata: .*priority.* at position \d+/);
+      expect(typeof r.body.position).toBe("number");
+      const t = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "status" } });
+      expectProblem(t, 400, /^tag_info: .* at position \d+/);
+    });
   });
 
-  it("refuses an unsupported file type with 415 and a missing file with 400", async () => {
-    const c = uniqueName();
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-    const form = new FormData();
-    form.append("file", new Blob([png], { type: "image/png" }), "pic.png");
-    const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form });
-    expectProblem(r, 415, /image\/png/);
-    const empty = new FormData();
-    empty.append("metadata", "{}");
-    expectProblem(await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form: empty }), 400, /file/);
+  describe("content by tag and listing", () => {
+    it("returns matching documents in ORDERBY order, paginated", async () => {
+      const c = uniqueName();
+      for (const p of [3, 1, 2, 5, 4]) await loadText(c, `ticket with priority ${p}`, { sys_id: `t${p}`, priority: p, status: p % 2 ? "open" : "closed" });
+      const all = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open^ORDERBYDESCpriority" } });
+      expect(all.body.documents.map((d: any) => d.doc_id)).toEqual(["t5", "t3", "t1"]);
+      expect(all.body.documents[0]).toMatchObject({ collection_name: c, text: "ticket with priority 5", metadata: { priority: 5 } });
+      const page1 = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c, limit: 2 }, json: { tag_info: "ORDERBYpriority" } });
+      expect(page1.body.documents.map((d: any) => d.doc_id)).toEqual(["t1", "t2"]);
+      const page2 = await svc.request("POST", "/get_content_by_tag", {
+        query: { collection_name: c, limit: 2, cursor: page1.body.next_cursor },
+        json: { tag_info: "ORDERBYpriority" },
+      });
+      expect(page2.body.documents.map((d: any) => d.doc_id)).toEqual(["t3", "t4"]);
+      const page3 = await svc.request("POST", "/get_content_by_tag", {
+        query: { collection_name: c, limit: 2, cursor: page2.body.next_cursor },
+        json: { tag_info: "ORDERBYpriority" },
+      });
+      expect(page3.body).toMatchObject({ documents: [expect.objectContaining({ doc_id: "t5" })], next_cursor: null });
+      expectProblem(await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, cursor: "garbage" } }), 400, /cursor/);
+    });
+
+    it("lists documents and collections with pagination", async () => {
+      const c = uniqueName();
+      for (let i = 0; i < 5; i++) await loadText(c, `doc ${i}`, {}, { doc_id: `d${i}` });
+      const p1 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3 } });
+      expect(p1.body.documents.map((d: any) => d.doc_id)).toEqual(["d0", "d1", "d2"]);
+      const p2 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3, cursor: p1.body.next_cursor } });
+      expect(p2.body).toMatchObject({ documents: [{ doc_id: "d3" }, { doc_id: "d4" }], next_cursor: null });
+      const cols = await svc.request("GET", "/get_list_of_collection");
+      expect(cols.body.collections).toContainEqual({ name: c, documents: 5, ready: 5, pending: 0, failed: 0 });
+      expectProblem(await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: uniqueName() } }), 404, /unknown collection/);
+    });
   });
 
-  it("answers unknown routes with a 404 problem", async () => {
-    expectProblem(await svc.request("GET", "/nope"), 404, /no operation GET \/nope/);
-  });
-});
+  describe("deletion", () => {
+    it("deletes a document so nothing of it is found", async () => {
+      const c = uniqueName();
+      await loadText(c, "ephemeral falcon sighting", { sys_id: "gone", status: "open" });
+      await loadText(c, "permanent eagle sighting", { sys_id: "kept", status: "open" });
+      const del = await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } });
+      expect(del.body).toEqual({ deleted: true, collection_name: c, doc_id: "gone" });
+      const search = await svc.request("GET", "/get_relevant_documents", { query: { query: "falcon sighting", collection_names: c } });
+      expect(search.body.results.map((h: any) => h.doc_id)).toEqual(["kept"]);
+      const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } });
+      expect(tag.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
+      expectProblem(await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document gone/);
+      expectProblem(await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document/);
+    });
 
-describe("probes and description", () => {
-  it("serves health, readiness and OpenAPI without a token", async () => {
-    expect((await svc.request("GET", "/healthz", { token: null })).body).toEqual({ status: "ok" });
-    const ready = await svc.request("GET", "/readyz", { token: null });
-    expect(ready.status).toBe(200);
-    expect(ready.body.status).toBe("ready");
-    const doc = await svc.request("GET", "/openapi.json", { token: null });
-    expect(doc.body.openapi).toBe("3.1.0");
-    for (const op of [
-      "/load_document_to_collection", "/load_text_to_collection", "/get_relevant_documents", "/get_content_by_tag",
-      "/get_list_of_documents_names", "/get_list_of_collection", "/delete_document_from_collection", "/delete_collection",
-    ]) {
-      expect(doc.body.paths[op], op).toBeDefined();
-    }
-    expect(doc.body.paths["/get_relevant_documents"].get.parameters.map((p: any) => p.name)).toContain("query");
+    it("deletes a collection and everything in it", async () => {
+      const c = uniqueName();
+      const other = uniqueName();
+      await loadText(c, "migrating herons", { status: "open" });
+      await loadText(other, "migrating geese", { status: "open" });
+      const del = await svc.request("DELETE", "/delete_collection", { query: { collection_name: c } });
+      expect(del.body).toEqual({ deleted: true, collection_name: c, documents: 1 });
+      const cols = await svc.request("GET", "/get_list_of_collection");
+      expect(cols.body.collections.map((x: any) => x.name)).not.toContain(c);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating", collection_names: c } }), 404, /unknown collection/);
+      const everywhere = await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating herons", k: 100 } });
+      expect(everywhere.body.results.map((h: any) => h.collection_name)).not.toContain(c);
+      expectProblem(await svc.request("DELETE", "/delete_collection", { query: { collection_name: c } }), 404, /unknown collection/);
+      // Loading into the name again starts an empty collection.
+      await loadText(c, "new life");
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.body.documents).toHaveLength(1);
+    });
   });
 
-  it("demands a valid bearer token elsewhere", async () => {
-    expectProblem(await svc.request("GET", "/get_list_of_collection", { token: null }), 401, /missing bearer token/);
-    expectProblem(await svc.request("GET", "/get_list_of_collection", { token: "wrong-token-wrong-token" }), 401, /unknown bearer token/);
+  describe("bad input", () => {
+    it("rejects malformed metadata and bodies precisely", async () => {
+      const c = uniqueName();
+      const form = new FormData();
+      form.append("file", new Blob(["hello"], { type: "text/plain" }), "a.txt");
+      form.append("metadata", "{not json");
+      expectProblem(await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form }), 400, /metadata/i);
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { priority: "high" } } }),
+        400,
+        /priority/,
+      );
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { "Bad-Key": 1 } } }),
+        400,
+        /Bad-Key/,
+      );
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, body: "{oops", contentType: "application/json" }),
+        400,
+        /not valid JSON/,
+      );
+      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "" } }), 400, /text/);
+      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "../etc" }, json: { text: "x" } }), 400, /collection_name/);
+      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: {}, json: { text: "x" } }), 400, /collection_name: is required/);
+      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "a/b" }, json: { text: "x" } }), 400, /doc_id/);
+    });
+
+    it("refuses an unsupported file type with 415 and a missing file with 400", async () => {
+      const c = uniqueName();
+      const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+      const form = new FormData();
+      form.append("file", new Blob([png], { type: "image/png" }), "pic.png");
+      const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form });
+      expectProblem(r, 415, /image\/png/);
+      const empty = new FormData();
+      empty.append("metadata", "{}");
+      expectProblem(await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form: empty }), 400, /file/);
+    });
+
+    it("answers unknown routes with a 404 problem", async () => {
+      expectProblem(await svc.request("GET", "/nope"), 404, /no operation GET \/nope/);
+    });
+  });
+
+  describe("probes and description", () => {
+    it("serves health, readiness and OpenAPI without a token", async () => {
+      expect((await svc.request("GET", "/healthz", { token: null })).body).toEqual({ status: "ok" });
+      const ready = await svc.request("GET", "/readyz", { token: null });
+      expect(ready.status).toBe(200);
+      expect(ready.body.status).toBe("ready");
+      const doc = await svc.request("GET", "/openapi.json", { token: null });
+      expect(doc.body.openapi).toBe("3.1.0");
+      for (const op of [
+        "/load_document_to_collection", "/load_text_to_collection", "/get_relevant_documents", "/get_content_by_tag",
+        "/get_list_of_documents_names", "/get_list_of_collection", "/delete_document_from_collection", "/delete_collection",
+      ]) {
+        expect(doc.body.paths[op], op).toBeDefined();
+      }
+      expect(doc.body.paths["/get_relevant_documents"].get.parameters.map((p: any) => p.name)).toContain("query");
+    });
+
+    it("demands a valid bearer token elsewhere", async () => {
+      expectProblem(await svc.request("GET", "/get_list_of_collection", { token: null }), 401, /missing bearer token/);
+      expectProblem(await svc.request("GET", "/get_list_of_collection", { token: "wrong-token-wrong-token" }), 401, /unknown bearer token/);
+    });
   });
 });

@@ -20,7 +20,7 @@ describe("crash recovery", () => {
       const r = await first.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });
       expect(r.status).toBe(202);
     }
-    await first.stop("SIGKILL");
+    await first.kill();
     const file = path.join(first.dataDir, "catalog.sqlite");
     const indexFile = path.join(first.dataDir, "index.sqlite");
     expect(counts(file)).toEqual({ total: N, pending: N, ready: 0 });
@@ -31,7 +31,7 @@ describe("crash recovery", () => {
       const r = await second.request("GET", "/get_list_of_collection");
       return r.body.collections[0]?.ready > 0;
     });
-    await second.stop("SIGKILL");
+    await second.kill();
     const midway = counts(file);
     expect(midway.ready).toBeGreaterThan(0);
     expect(midway.pending).toBeGreaterThan(0);

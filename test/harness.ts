@@ -8,9 +8,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
+const WORKER = path.join(ROOT, "packages/worker/src/main.ts");
 
 export interface Reply {
   status: number;
@@ -27,18 +29,36 @@ export interface RequestOptions {
   token?: string | null;
 }
 
+export type Mode = "embedded" | "distributed";
+
 export class Service {
   readonly url: string;
   readonly token: string;
   readonly dataDir: string;
   readonly proc: ChildProcess;
+  /** The environment the API got; workers start with the same. */
+  readonly env: Record<string, string>;
+  readonly workers: ChildProcess[] = [];
+  /** Stopped last, in reverse order (e.g. the S3 server). */
+  readonly resources: (() => Promise<void>)[] = [];
   output = "";
 
-  constructor(url: string, token: string, dataDir: string, proc: ChildProcess) {
+  constructor(url: string, token: string, dataDir: string, proc: ChildProcess, env: Record<string, string>) {
     this.url = url;
     this.token = token;
     this.dataDir = dataDir;
     this.proc = proc;
+    this.env = env;
+  }
+
+  /** Starts one more worker process (distributed mode) and waits until it is consuming. */
+  async startWorker(): Promise<ChildProcess> {
+    const { proc, output } = await spawnReady(WORKER, this.env, /docstore worker ready/);
+    this.output += output;
+    proc.stdout!.on("data", (c: Buffer) => (this.output += c.toString()));
+    proc.stderr!.on("data", (c: Buffer) => (this.output += c.toString()));
+    this.workers.push(proc);
+    return proc;
   }
 
   async request(method: string, route: string, opts: RequestOptions = {}): Promise<Reply> {
@@ -73,13 +93,25 @@ export class Service {
     return { status: res.status, headers: res.headers, body: parsed };
   }
 
-  /** Stops the service the way an orchestrator does, or kills it outright. */
-  async stop(signal: NodeJS.Signals = "SIGTERM"): Promise<number | null> {
-    if (this.proc.exitCode !== null || this.proc.signalCode !== null) return this.proc.exitCode;
-    const exited = new Promise<number | null>((resolve) => this.proc.once("exit", (code) => resolve(code)));
-    this.proc.kill(signal);
-    return exited;
+  /** Stops workers, then the API, the way an orchestrator does; returns the API's exit code. */
+  async stop(): Promise<number | null> {
+    await Promise.all(this.workers.map((w) => signal(w, "SIGTERM")));
+    const code = await signal(this.proc, "SIGTERM");
+    for (const stop of this.resources.reverse()) await stop();
+    return code;
   }
+
+  /** Kills the API process outright, as a crash would. */
+  async kill(): Promise<void> {
+    await signal(this.proc, "SIGKILL");
+  }
+}
+
+function signal(proc: ChildProcess, sig: NodeJS.Signals): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  proc.kill(sig);
+  return exited;
 }
 
 export function tempDataDir(): string {
@@ -90,35 +122,70 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-/** Starts `node packages/api/src/main.ts`, waits for its ready line and reads URL and token from it. */
-export async function startService(opts: { dataDir?: string; env?: Record<string, string> } = {}): Promise<Service> {
-  const dataDir = opts.dataDir ?? tempDataDir();
-  const proc = spawn(process.execPath, [MAIN], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...opts.env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+async function spawnReady(script: string, env: Record<string, string>, ready: RegExp) {
+  const proc = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const ready = await new Promise<{ url: string; token: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${output}`)), 20_000);
+  const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${path.basename(script)} did not start:\n${output}`)), 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
-      const m = /docstore ready at (\S+)(?: token (\S+))?/.exec(output);
+      const m = ready.exec(output);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1]!, token: m[2] ?? "" });
+        resolve(m);
       }
     };
     proc.stdout.on("data", onData);
     proc.stderr.on("data", onData);
     proc.once("exit", (code) => {
       clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${output}`));
+      reject(new Error(`${path.basename(script)} exited with ${code}:\n${output}`));
     });
   });
-  const service = new Service(ready.url, ready.token || (opts.env?.API_TOKENS?.split(",")[0]?.split(":")[0] ?? ""), dataDir, proc);
-  proc.stdout.on("data", (c: Buffer) => (service.output += c.toString()));
-  proc.stderr.on("data", (c: Buffer) => (service.output += c.toString()));
+  proc.stdout.removeAllListeners("data");
+  proc.stderr.removeAllListeners("data");
+  proc.removeAllListeners("exit");
+  return { proc, match, output };
+}
+
+export interface StartOptions {
+  dataDir?: string;
+  env?: Record<string, string>;
+  /** distributed: BullMQ on the machine's Redis (a queue prefix of its own), S3 on a server started here, worker processes. */
+  mode?: Mode;
+  workers?: number;
+}
+
+/** Starts `node packages/api/src/main.ts` (and in distributed mode its dependencies and workers). */
+export async function startService(opts: StartOptions = {}): Promise<Service> {
+  const dataDir = opts.dataDir ?? tempDataDir();
+  const resources: (() => Promise<void>)[] = [];
+  let modeEnv: Record<string, string> = {};
+  if (opts.mode === "distributed") {
+    const s3 = await startS3Server();
+    resources.push(() => s3.stop());
+    modeEnv = {
+      QUEUE: "bullmq",
+      QUEUE_PREFIX: `test-${randomUUID().slice(0, 8)}`,
+      REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
+      BLOB_STORE: "s3",
+      S3_ENDPOINT: s3.config.endpoint!,
+      S3_REGION: s3.config.region,
+      S3_BUCKET: s3.config.bucket!,
+      S3_ACCESS_KEY_ID: s3.config.accessKeyId!,
+      S3_SECRET_ACCESS_KEY: s3.config.secretAccessKey!,
+      S3_FORCE_PATH_STYLE: "true",
+    };
+  }
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...modeEnv, ...opts.env };
+  const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);
+  const token = match[2] ?? env.API_TOKENS?.split(",")[0]?.split(":")[0] ?? "";
+  const service = new Service(match[1]!, token, dataDir, proc, env);
+  service.output = output;
+  service.resources.push(...resources);
+  proc.stdout!.on("data", (c: Buffer) => (service.output += c.toString()));
+  proc.stderr!.on("data", (c: Buffer) => (service.output += c.toString()));
+  for (let i = 0; i < (opts.workers ?? (opts.mode === "distributed" ? 2 : 0)); i++) await service.startWorker();
   return service;
 }
 

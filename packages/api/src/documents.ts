@@ -54,10 +54,17 @@ export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<
     size: input.bytes.byteLength,
     sha256: createHash("sha256").update(input.bytes).digest("hex"),
   });
+  try {
+    await queue.enqueue({ collection: record.collection, docId, version: record.version, jobId });
+  } catch (err) {
+    // No job, no document: put back what was there, so a 503 leaves nothing half-written.
+    await catalog.rollback(record, previous);
+    await blobs.delete(blobKey).catch((e: unknown) => ctx.logger.warn({ err: e, key: blobKey }, "orphan blob not removed"));
+    throw err;
+  }
   if (previous && previous.blobKey !== blobKey) {
     blobs.delete(previous.blobKey).catch((err: unknown) => ctx.logger.warn({ err, key: previous.blobKey }, "old blob not removed"));
   }
-  await queue.enqueue({ collection: record.collection, docId, version: record.version, jobId });
   return record;
 }
 

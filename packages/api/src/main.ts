@@ -22,10 +22,12 @@ function configOrExit() {
 
 const config = configOrExit();
 const logger = createLogger(config.logLevel);
+// Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
+const embedded = config.queue.kind === "local" && config.queue.embeddedWorker;
 let worker: EmbeddedWorker | null = null;
 const services = createServices(config, logger, {
   notify: () => worker?.wake(),
-  checkpoint: config.queue.embeddedWorker ? "external" : "auto",
+  checkpoint: embedded ? "external" : "auto",
 });
 
 let tokens = config.auth.tokens;
@@ -37,7 +39,7 @@ if (!tokens) {
   if (created) logger.info({ file: config.auth.tokenFile }, "generated an API token");
 }
 
-if (config.queue.embeddedWorker) worker = startEmbeddedWorker(process.env, logger, services.catalog as SqliteCatalog);
+if (embedded) worker = startEmbeddedWorker(process.env, logger, services.catalog as SqliteCatalog);
 
 const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens) });
 const server = app.listen(config.http.port, config.http.host, () => {

@@ -2,10 +2,12 @@ import type { Config } from "./config.ts";
 import type { Logger } from "./logger.ts";
 import type { BlobStore, Catalog, JobQueue, SearchIndex } from "./ports.ts";
 import { FsBlobStore } from "./blob/fs.ts";
+import { S3BlobStore } from "./blob/s3.ts";
 import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase } from "./sqlite/db.ts";
 import { SqliteCatalog } from "./sqlite/catalog.ts";
 import { SqliteSearchIndex } from "./sqlite/search-index.ts";
 import { LocalQueue } from "./queue/local.ts";
+import { BullQueue } from "./queue/bullmq.ts";
 import { GroupCommit } from "./sqlite/group-commit.ts";
 
 export interface Services {
@@ -35,8 +37,14 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
   const commit = new GroupCommit(catalogDb);
   const catalog = new SqliteCatalog(catalogDb, commit);
   const index = new SqliteSearchIndex(indexDb);
-  const blobs = new FsBlobStore(config.blobStore.dir, { shared: { db: catalogDb, commit } });
-  const queue = new LocalQueue(catalog, logger.child({ component: "queue" }), { notify: options.notify });
+  const blobs =
+    config.blobStore.kind === "s3"
+      ? new S3BlobStore(config.blobStore.s3)
+      : new FsBlobStore(config.blobStore.dir, { shared: { db: catalogDb, commit } });
+  const queue =
+    config.queue.kind === "bullmq"
+      ? new BullQueue({ ...config.queue, logger: logger.child({ component: "queue" }) })
+      : new LocalQueue(catalog, logger.child({ component: "queue" }), { notify: options.notify });
   return {
     catalog,
     index,
@@ -50,6 +58,7 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
       await queue.stop();
       catalogDb.close();
       indexDb.close();
+      if (blobs instanceof S3BlobStore) blobs.close();
     },
   };
 }

@@ -7,7 +7,7 @@ describe("loadConfig", () => {
     const c = loadConfig({});
     expect(c.http).toMatchObject({ port: 8080, host: "127.0.0.1", maxUploadBytes: 50 * 1024 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
     expect(c.dataDir).toBe(path.resolve("./data"));
-    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", concurrency: 4 });
+    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 4 });
     expect(c.blobStore.kind).toBe("fs");
     expect(c.index.kind).toBe("sqlite");
     expect(c.embedder.kind).toBe("none");
@@ -32,8 +32,6 @@ describe("loadConfig", () => {
     [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
     [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],
     [{ QUEUE: "kafka" }, /QUEUE/],
-    [{ QUEUE: "bullmq" }, /QUEUE=bullmq is not available in this version/],
-    [{ BLOB_STORE: "s3" }, /BLOB_STORE=s3 is not available/],
     [{ INDEX: "qdrant" }, /INDEX=qdrant is not available/],
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai is not available/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],

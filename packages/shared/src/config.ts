@@ -39,7 +39,7 @@ const tokensSchema = z
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
-const available = { QUEUE: ["local"], BLOB_STORE: ["fs"], INDEX: ["sqlite"], EMBEDDER: ["none"] } as const;
+const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite"], EMBEDDER: ["none"] } as const;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -60,6 +60,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
+  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
   WORKER_CONCURRENCY: int(1, 256).default(4),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
@@ -102,7 +103,7 @@ export function loadConfig(env: Env) {
     logLevel: e.LOG_LEVEL,
     http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
-    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, concurrency: e.WORKER_CONCURRENCY },
+    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.QUEUE_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     blobStore: {
       kind: e.BLOB_STORE,
       dir: path.join(dataDir, "blobs"),

@@ -14,3 +14,5 @@ export { openDatabase, CATALOG_SCHEMA, INDEX_SCHEMA } from "./sqlite/db.ts";
 export { SqliteCatalog } from "./sqlite/catalog.ts";
 export { SqliteSearchIndex } from "./sqlite/search-index.ts";
 export { LocalQueue, type QueueTable } from "./queue/local.ts";
+export { BullQueue } from "./queue/bullmq.ts";
+export { QUEUES, type QueueName, type JobPayload } from "./queue/jobs.ts";

@@ -59,8 +59,10 @@ export interface CollectionStats {
 
 /** The registry of collections and documents with their ingestion status. */
 export interface Catalog {
-  /** Records a new version of a document as queued; returns it and what it replaced. */
-  accept(doc: NewDocument): Promise<{ record: DocumentRecord; previous: Pick<DocumentRecord, "blobKey" | "sha256"> | null }>;
+  /** Records a new version of a document as queued; returns it and the version it replaced. */
+  accept(doc: NewDocument): Promise<{ record: DocumentRecord; previous: DocumentRecord | null }>;
+  /** Undoes an accept whose job could not be queued: the previous version comes back, or none. */
+  rollback(record: DocumentRecord, previous: DocumentRecord | null): Promise<void>;
   get(collection: string, docId: string): Promise<DocumentRecord | null>;
   /** Each mark applies only while `version` is still the document's current version. */
   markProcessing(collection: string, docId: string, version: number): Promise<boolean>;
@@ -83,10 +85,16 @@ export interface IngestJob {
   jobId: string;
 }
 
+/**
+ * Handles a batch of jobs. Throwing hands the batch back for a retry; on the final attempt
+ * the handler should settle its documents (mark them failed) rather than throw.
+ */
+export type QueueHandler = (jobs: IngestJob[], attempt: { finalAttempt: boolean }) => Promise<void>;
+
 export interface JobQueue {
   enqueue(job: IngestJob): Promise<void>;
   /** Starts consuming; the handler gets batches and must settle every job in them. */
-  start(handler: (jobs: IngestJob[]) => Promise<void>): void;
+  start(handler: QueueHandler): void;
   /** Stops taking jobs and waits for the batch in flight. */
   stop(): Promise<void>;
   ping(): Promise<void>;

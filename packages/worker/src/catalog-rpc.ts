@@ -6,7 +6,7 @@
 import type { MessagePort, Worker } from "node:worker_threads";
 import type { Catalog, IngestJob, QueueTable, SqliteCatalog } from "@docstore/shared";
 
-const WRITES = ["accept", "markProcessing", "markReady", "markFailed", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
+const WRITES = ["accept", "rollback", "markProcessing", "markReady", "markFailed", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
 type Write = (typeof WRITES)[number];
 
 interface Call {
@@ -66,6 +66,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): Catalog 
     ping: () => local.ping(),
     close: () => local.close(),
     accept: (doc) => call("accept", doc),
+    rollback: (record, previous) => call("rollback", record, previous),
     markProcessing: (c, d, v) => call("markProcessing", c, d, v),
     markReady: (c, d, v, n) => call("markReady", c, d, v, n),
     markFailed: (c, d, v, e) => call("markFailed", c, d, v, e),

@@ -6,6 +6,6 @@ export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
 
 /** Consumes ingestion jobs from any queue adapter with the ingestion pipeline. */
 export function startWorker(queue: JobQueue, deps: PipelineDeps): { stop(): Promise<void> } {
-  queue.start((jobs) => ingestBatch(jobs, deps));
+  queue.start((jobs, attempt) => ingestBatch(jobs, deps, attempt));
   return { stop: () => queue.stop() };
 }

@@ -36,7 +36,20 @@ class DocumentFailure extends Error {}
  * A job whose version is no longer current (re-loaded or deleted meanwhile) is skipped, and a
  * version indexed while it was being deleted is removed again, so deletes always win.
  */
-export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
+export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt = { finalAttempt: false }): Promise<void> {
+  try {
+    await ingest(jobs, deps);
+  } catch (err) {
+    if (!attempt.finalAttempt) throw err;
+    // Out of retries (a dependency stayed down): settle the documents rather than leave them
+    // in processing. A later load of the same doc_id starts afresh.
+    const reason = `ingestion failed after retries: ${(err as Error).message}`;
+    deps.logger.error({ err, jobs: jobs.length }, "giving up on ingestion jobs");
+    await Promise.all(jobs.map((j) => deps.catalog.markFailed(j.collection, j.docId, j.version, reason)));
+  }
+}
+
+async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
   // I/O of the whole batch at once; the catalog and blob adapters batch or parallelise it.
   const loaded = await Promise.all(jobs.map((job) => load(job, deps)));
   const prepared: Prepared[] = [];
@@ -68,6 +81,8 @@ export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps): Promis
 async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
   const record = await deps.catalog.get(job.collection, job.docId);
   if (!record || record.version !== job.version) return null;
+  // Queues that do not claim through the catalog (BullMQ) show progress here.
+  if (record.status === "queued") await deps.catalog.markProcessing(job.collection, job.docId, job.version);
   try {
     return { record, bytes: await deps.blobs.get(record.blobKey) };
   } catch (err) {

@@ -1,4 +1,4 @@
-import type { IngestJob, JobQueue } from "../ports.ts";
+import type { IngestJob, JobQueue, QueueHandler } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 
 /** The part of the catalog that serves as the queue (SqliteCatalog, or a proxy to it). */
@@ -41,13 +41,13 @@ export class LocalQueue implements JobQueue {
     this.#wake?.();
   }
 
-  start(handler: (jobs: IngestJob[]) => Promise<void>): void {
+  start(handler: QueueHandler): void {
     if (this.#running) throw new Error("queue already started");
     this.#running = true;
     this.#loop = this.#consume(handler);
   }
 
-  async #consume(handler: (jobs: IngestJob[]) => Promise<void>): Promise<void> {
+  async #consume(handler: QueueHandler): Promise<void> {
     const requeued = await this.#catalog.requeueProcessing();
     if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
     let next = this.#catalog.claimQueued(this.#batchSize);
@@ -69,7 +69,8 @@ export class LocalQueue implements JobQueue {
       // Claim the next batch while this one is handled, so the worker never waits for it.
       next = this.#catalog.claimQueued(this.#batchSize);
       try {
-        await handler(jobs);
+        // The table keeps a failed batch queued for the next start, so no attempt is final.
+        await handler(jobs, { finalAttempt: false });
       } catch (err) {
         this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
         await this.#catalog.release(jobs);

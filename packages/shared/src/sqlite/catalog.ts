@@ -70,8 +70,15 @@ export class SqliteCatalog implements Catalog {
            updated_at = excluded.updated_at
          RETURNING version, created_at`,
       ),
-      previous: db.prepare<[string, string], { blob_key: string; sha256: string }>(
-        "SELECT blob_key, sha256 FROM documents WHERE collection = ? AND doc_id = ?",
+      restore: db.prepare(
+        `UPDATE documents SET version = @version, job_id = @jobId, status = @status, metadata = @metadata,
+           filename = @filename, content_type = @contentType, blob_key = @blobKey, size = @size, sha256 = @sha256,
+           chunks = @chunks, error = @error, updated_at = @updatedAt
+         WHERE collection = @collection AND doc_id = @docId AND version = @newVersion`,
+      ),
+      unaccept: db.prepare<[string, string, number]>("DELETE FROM documents WHERE collection = ? AND doc_id = ? AND version = ?"),
+      dropIfEmpty: db.prepare<[string, string]>(
+        "DELETE FROM collections WHERE name = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE collection = ?)",
       ),
       mark: db.prepare(
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
@@ -106,13 +113,24 @@ export class SqliteCatalog implements Catalog {
     return this.#commit.run(() => {
       const now = new Date().toISOString();
       this.#stmt.addCollection.run(doc.collection, now);
-      const before = this.#stmt.previous.get(doc.collection, doc.docId);
+      const before = this.#stmt.get.get(doc.collection, doc.docId);
       const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq: Date.now(), now }) as {
         version: number;
         created_at: string;
       };
       const record: DocumentRecord = { ...doc, version: row.version, status: "queued", chunks: 0, error: null, createdAt: row.created_at, updatedAt: now };
-      return { record, previous: before ? { blobKey: before.blob_key, sha256: before.sha256 } : null };
+      return { record, previous: before ? toRecord(before) : null };
+    });
+  }
+
+  async rollback(record: DocumentRecord, previous: DocumentRecord | null) {
+    await this.#commit.run(() => {
+      if (previous) {
+        this.#stmt.restore.run({ ...previous, metadata: JSON.stringify(previous.metadata), newVersion: record.version });
+      } else {
+        this.#stmt.unaccept.run(record.collection, record.docId, record.version);
+        this.#stmt.dropIfEmpty.run(record.collection, record.collection);
+      }
     });
   }
 

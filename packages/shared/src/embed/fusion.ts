@@ -1,0 +1,72 @@
+/**
+ * Hybrid ranking: the lexical (BM25) and dense (cosine) candidate lists are fused by
+ * reciprocal rank fusion, which needs only ranks, so the two scores never have to be put on
+ * one scale. Every index backend calls this same function, so both modes rank alike.
+ */
+
+export interface Fused<T> {
+  item: T;
+  score: number;
+}
+
+/** RRF's usual constant (Cormack et al., 2009): large enough that no single list dominates. */
+export const RRF_K = 60;
+
+/**
+ * score(d) = Σ over lists containing d of 1 / (k + rank), rank counted from 1.
+ * An item repeated within one list counts once, at its best rank; the item returned is the
+ * first occurrence seen. Ties (equal scores) are broken by the best rank the item reached in
+ * any list, then by the order of first appearance, lists taken in the order given: the result
+ * is deterministic for the same input.
+ */
+export function reciprocalRankFusion<T>(lists: readonly (readonly T[])[], key: (item: T) => string, k: number = RRF_K): Fused<T>[] {
+  if (!(k >= 0)) throw new RangeError(`RRF constant k must be >= 0, got ${k}`);
+  const entries = new Map<string, { item: T; score: number; bestRank: number; seen: number }>();
+  for (const list of lists) {
+    const inThisList = new Set<string>();
+    list.forEach((item, i) => {
+      const id = key(item);
+      if (inThisList.has(id)) return;
+      inThisList.add(id);
+      const rank = i + 1;
+      const entry = entries.get(id);
+      if (entry) {
+        entry.score += 1 / (k + rank);
+        entry.bestRank = Math.min(entry.bestRank, rank);
+      } else {
+        entries.set(id, { item, score: 1 / (k + rank), bestRank: rank, seen: entries.size });
+      }
+    });
+  }
+  return [...entries.values()]
+    .sort((a, b) => b.score - a.score || a.bestRank - b.bestRank || a.seen - b.seen)
+    .map(({ item, score }) => ({ item, score }));
+}
+
+type Vector = ArrayLike<number>;
+
+/** The dot product; for unit vectors it is their cosine similarity. */
+export function dot(a: Vector, b: Vector): number {
+  if (a.length !== b.length) throw new RangeError(`vectors differ in length: ${a.length} and ${b.length}`);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
+  return sum;
+}
+
+/** A unit-length Float32 copy (a zero vector stays zero), so that cosine is a plain dot product. */
+export function normalize(v: Vector): Float32Array {
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) norm += (v[i] as number) ** 2;
+  norm = Math.sqrt(norm);
+  const out = new Float32Array(v.length);
+  if (norm === 0) return out;
+  for (let i = 0; i < v.length; i++) out[i] = (v[i] as number) / norm;
+  return out;
+}
+
+/** Cosine similarity of any two vectors; 0 when either is zero. */
+export function cosine(a: Vector, b: Vector): number {
+  const na = Math.sqrt(dot(a, a));
+  const nb = Math.sqrt(dot(b, b));
+  return na === 0 || nb === 0 ? 0 : dot(a, b) / (na * nb);
+}

@@ -1,0 +1,105 @@
+/**
+ * The lexical side of the Qdrant index: BM25 as a sparse vector computed here, with the IDF
+ * half left to Qdrant (the sparse vector is configured with `modifier: "idf"`, so Qdrant
+ * multiplies each query term by the term's IDF over the collection at query time).
+ *
+ * - Tokens: the words of `queryTerms` (letters and digits, lower-cased), then a plural
+ *   stemmer, on both sides; documents keep their stopwords, queries drop them as SQLite does.
+ * - Index: murmur3 (x86, 32 bit, seed 0) of the token's UTF-8, as `|i32|`: the token ids of
+ *   Qdrant's own `qdrant/bm25` model, so a vector from either source means the same thing.
+ * - Document value: BM25's term-frequency part, tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)),
+ *   with FTS5's k1 = 1.2 and b = 0.75 and a fixed avglen (chunks have a bounded size).
+ * - Query value: 1 per distinct term.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+
+export type SparseVector = Schemas["SparseVector"];
+
+export const BM25 = { k1: 1.2, b: 0.75, avgLength: 256 } as const;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/**
+ * Harman's "S" stemmer: English plurals only (herons → heron, studies → study). It never
+ * merges unrelated words, which is all a lexical index without a dictionary can promise.
+ */
+export function stem(word: string): string {
+  if (word.length <= 3) return word;
+  if (word.endsWith("ies") && !word.endsWith("eies") && !word.endsWith("aies")) return `${word.slice(0, -3)}y`;
+  if (word.endsWith("es") && !word.endsWith("aes") && !word.endsWith("ees") && !word.endsWith("oes")) return word.slice(0, -1);
+  if (word.endsWith("s") && !word.endsWith("us") && !word.endsWith("ss")) return word.slice(0, -1);
+  return word;
+}
+
+export function documentTokens(text: string): string[] {
+  return (text.toLowerCase().match(WORD) ?? []).map(stem);
+}
+
+/** murmur3 x86 32-bit, seed 0, of the UTF-8 bytes, as the absolute value of the signed result. */
+export function tokenId(token: string): number {
+  const bytes = Buffer.from(token, "utf8");
+  const c1 = 0xcc9e2d51;
+  const c2 = 0x1b873593;
+  let h = 0;
+  const whole = bytes.length - (bytes.length % 4);
+  for (let i = 0; i < whole; i += 4) {
+    let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    h ^= k;
+    h = (h << 13) | (h >>> 19);
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+  }
+  let k = 0;
+  switch (bytes.length % 4) {
+    case 3:
+      k ^= bytes[whole + 2]! << 16;
+    // falls through
+    case 2:
+      k ^= bytes[whole + 1]! << 8;
+    // falls through
+    case 1:
+      k ^= bytes[whole]!;
+      k = Math.imul(k, c1);
+      k = (k << 15) | (k >>> 17);
+      k = Math.imul(k, c2);
+      h ^= k;
+  }
+  h ^= bytes.length;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return Math.abs(h | 0);
+}
+
+/** Counts per token id; two tokens whose ids collide count as one term, as in Qdrant's model. */
+function countIds(tokens: readonly string[]): Map<number, number> {
+  const counts = new Map<number, number>();
+  for (const token of tokens) {
+    const id = tokenId(token);
+    counts.set(id, (counts.get(id) ?? 0) + 1);
+  }
+  return counts;
+}
+
+function toVector(counts: Map<number, number>, weight: (count: number) => number): SparseVector {
+  const indices = [...counts.keys()].sort((a, b) => a - b);
+  return { indices, values: indices.map((i) => weight(counts.get(i)!)) };
+}
+
+/** The sparse vector of a chunk's text; empty (no indices) when it has no words. */
+export function documentVector(text: string): SparseVector {
+  const tokens = documentTokens(text);
+  const norm = BM25.k1 * (1 - BM25.b + (BM25.b * tokens.length) / BM25.avgLength);
+  return toVector(countIds(tokens), (tf) => (tf * (BM25.k1 + 1)) / (tf + norm));
+}
+
+/** The sparse vector of a query's terms (from `queryTerms`): weight 1 per distinct term. */
+export function queryVector(terms: readonly string[]): SparseVector {
+  const ids = new Map<number, number>();
+  for (const id of new Set(terms.map((t) => tokenId(stem(t))))) ids.set(id, 1);
+  return toVector(ids, (w) => w);
+}

@@ -1,0 +1,82 @@
+/**
+ * The write requests. A version of a document is written in two steps:
+ *
+ * 1. its points are upserted staged (`staged_chunk`, `staged_document`: no read asks for these
+ *    kinds), in requests of at most UPSERT_BATCH points, with ids that depend only on
+ *    collection, document, version and chunk, so a retried job overwrites its own points;
+ * 2. one batch request commits it: its staged points take their visible kind, then every point
+ *    of an older version goes, and so do chunks of this version beyond its chunk count (left by
+ *    an earlier attempt that made more chunks). Qdrant applies a batch's operations in order.
+ *
+ * So a reader sees the old version until the commit and the new one whole after it.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+import type { IndexedDocument } from "../ports.ts";
+import { KEY, KIND } from "./schema.ts";
+
+export const UPSERT_BATCH = 128;
+
+type Condition = Schemas["Condition"];
+
+const is = (key: string, value: string | number): Condition => ({ key, match: { value } });
+
+function ofDocument(collection: string, docId: string): Condition[] {
+  return [is(KEY.collection, collection), is(KEY.docId, docId)];
+}
+
+export function commitOperations(doc: Pick<IndexedDocument, "collection" | "docId" | "version">, chunkCount: number): Schemas["UpdateOperation"][] {
+  const self = [...ofDocument(doc.collection, doc.docId), is(KEY.version, doc.version)];
+  return [
+    {
+      set_payload: {
+        payload: { [KEY.kind]: KIND.chunk },
+        filter: { must: [...self, is(KEY.kind, KIND.stagedChunk), { key: KEY.chunkIndex, range: { lt: chunkCount } }] },
+      },
+    },
+    { set_payload: { payload: { [KEY.kind]: KIND.document }, filter: { must: [...self, is(KEY.kind, KIND.stagedDocument)] } } },
+    {
+      delete: {
+        filter: {
+          must: ofDocument(doc.collection, doc.docId),
+          should: [
+            { key: KEY.version, range: { lt: doc.version } },
+            { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: chunkCount } }] },
+          ],
+        },
+      },
+    },
+  ];
+}
+
+/** The committed document points of these documents, to learn which version each has. */
+export function versionsFilter(docs: readonly Pick<IndexedDocument, "collection" | "docId">[]): Schemas["Filter"] {
+  return {
+    must: [
+      is(KEY.kind, KIND.document),
+      { key: KEY.collection, match: { any: [...new Set(docs.map((d) => d.collection))] } },
+      { key: KEY.docId, match: { any: [...new Set(docs.map((d) => d.docId))] } },
+    ],
+  };
+}
+
+export const VERSION_PAYLOAD: Schemas["WithPayloadInterface"] = [KEY.collection, KEY.docId, KEY.version];
+
+/** Every point of a document, or of one version of it. */
+export function documentFilter(collection: string, docId: string, version?: number): Schemas["Filter"] {
+  const must = ofDocument(collection, docId);
+  if (version !== undefined) must.push(is(KEY.version, version));
+  return { must };
+}
+
+export function collectionFilter(collection: string): Schemas["Filter"] {
+  return { must: [is(KEY.collection, collection)] };
+}
+
+export function batches<T>(items: readonly T[], size = UPSERT_BATCH): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/** Key of a document across collections, for maps. */
+export const docKey = (collection: string, docId: string) => JSON.stringify([collection, docId]);

@@ -1,0 +1,103 @@
+import { Queue, Worker, type Job } from "bullmq";
+import { Redis } from "ioredis";
+import type { IngestJob, JobQueue, QueueHandler } from "../ports.ts";
+import type { Logger } from "../logger.ts";
+import { UnavailableError } from "../errors.ts";
+import { QUEUES } from "./jobs.ts";
+
+const ingest = QUEUES.ingest;
+
+export interface BullQueueOptions {
+  redisUrl: string;
+  /** Redis key prefix: several deployments (or test runs) can share one Redis. */
+  prefix: string;
+  concurrency: number;
+  logger: Logger;
+  /** How long a worker holds a job before another may take it over (a dead worker's jobs). */
+  lockMs?: number;
+}
+
+/**
+ * The distributed queue: BullMQ on Redis. Producers fail fast when Redis is down (the API
+ * answers 503) instead of buffering in memory; workers reconnect forever.
+ */
+export class BullQueue implements JobQueue {
+  readonly #options: BullQueueOptions;
+  readonly #producerConnection: Redis;
+  readonly #queue: Queue;
+  #worker: Worker | null = null;
+  #dropped = 0;
+
+  constructor(options: BullQueueOptions) {
+    this.#options = options;
+    this.#producerConnection = new Redis(options.redisUrl, {
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      connectTimeout: 2000,
+      lazyConnect: false,
+    });
+    this.#producerConnection.on("error", (err) => options.logger.debug({ err }, "redis (producer) error"));
+    this.#queue = new Queue(ingest.name, { connection: this.#producerConnection, prefix: options.prefix, defaultJobOptions: ingest.options });
+    this.#queue.on("error", (err) => options.logger.debug({ err }, "queue error"));
+  }
+
+  /** Malformed payloads dropped since start (they are never retried). */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
+  async enqueue(job: IngestJob): Promise<void> {
+    try {
+      await this.#queue.add(ingest.name, job, { jobId: job.jobId });
+    } catch (err) {
+      throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
+    }
+  }
+
+  start(handler: QueueHandler): void {
+    if (this.#worker) throw new Error("queue already started");
+    const lockDuration = this.#options.lockMs ?? 10_000;
+    const connection = new Redis(this.#options.redisUrl, { maxRetriesPerRequest: null });
+    connection.on("error", (err) => this.#options.logger.warn({ err: err.message }, "redis (worker) error"));
+    this.#worker = new Worker(ingest.name, (job) => this.#process(job, handler), {
+      connection,
+      prefix: this.#options.prefix,
+      concurrency: this.#options.concurrency,
+      lockDuration,
+      stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
+      maxStalledCount: 3,
+    });
+    this.#worker.on("error", (err) => this.#options.logger.warn({ err: err.message }, "worker error"));
+    this.#worker.on("failed", (job, err) =>
+      this.#options.logger.warn({ jobId: job?.id, attempts: job?.attemptsMade, err: err.message }, "ingestion job failed"),
+    );
+  }
+
+  async #process(job: Job, handler: QueueHandler): Promise<void> {
+    const parsed = ingest.payload.safeParse(job.data);
+    if (!parsed.success) {
+      // A retry can never fix a malformed payload: drop it, log it, count it.
+      this.#dropped++;
+      this.#options.logger.warn({ jobId: job.id, issues: parsed.error.issues.slice(0, 3) }, "dropped a malformed ingestion job");
+      return;
+    }
+    const attempts = job.opts.attempts ?? 1;
+    await handler([parsed.data], { finalAttempt: job.attemptsMade + 1 >= attempts });
+  }
+
+  /** Waits for the jobs in flight; jobs not yet taken stay in Redis for other workers. */
+  async stop(): Promise<void> {
+    await this.#worker?.close();
+    this.#worker = null;
+    await this.#queue.close();
+    this.#producerConnection.disconnect();
+  }
+
+  async ping(): Promise<void> {
+    try {
+      await this.#producerConnection.ping();
+    } catch (err) {
+      throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
+    }
+  }
+}

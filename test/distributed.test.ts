@@ -1,0 +1,150 @@
+/**
+ * What only the distributed mode has: worker processes that die, and dependencies (Redis, S3)
+ * that go away and come back.
+ */
+import { describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import { spawn, type ChildProcess } from "node:child_process";
+import { connect, createServer } from "node:net";
+import path from "node:path";
+import { removeDir, startService, until, type Service } from "./harness.ts";
+import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
+
+const N = 600;
+
+async function statuses(svc: Service, collection: string) {
+  const r = await svc.request("GET", "/get_list_of_collection");
+  return r.body.collections.find((c: { name: string }) => c.name === collection) as
+    | { documents: number; ready: number; pending: number; failed: number }
+    | undefined;
+}
+
+describe("worker processes", () => {
+  it("indexes every document exactly once when a worker is killed mid-run", async () => {
+    const svc = await startService({ mode: "distributed", workers: 1, env: { WORKER_CONCURRENCY: "2" } });
+    const c = "workers";
+    const filler = Array.from({ length: 1500 }, (_, w) => `term${w % 211}`).join(" ");
+    for (let b = 0; b < N; b += 200) {
+      const documents = Array.from({ length: 200 }, (_, j) => ({ doc_id: `d${b + j}`, text: `doc ${b + j} has marker${b + j}. ${filler}` }));
+      expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } })).status).toBe(202);
+    }
+    await until(async () => ((await statuses(svc, c))?.ready ?? 0) > 20);
+    const victim = svc.workers[0]!;
+    victim.kill("SIGKILL");
+    await new Promise((r) => victim.once("exit", r));
+    const midway = await statuses(svc, c);
+    expect(midway!.pending).toBeGreaterThan(0);
+
+    await svc.startWorker();
+    await until(async () => (await statuses(svc, c))?.ready === N, 90_000);
+
+    const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
+    const stuck = catalog.prepare("SELECT count(*) AS n FROM documents WHERE status != 'ready'").get() as { n: number };
+    const expected = catalog.prepare("SELECT sum(chunks) AS n FROM documents").get() as { n: number };
+    catalog.close();
+    const index = new Database(path.join(svc.dataDir, "index.sqlite"), { readonly: true });
+    const chunks = index.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number };
+    const dupes = index.prepare("SELECT doc, chunk_index FROM chunks GROUP BY doc, chunk_index HAVING count(*) > 1").all();
+    const docs = index.prepare("SELECT count(*) AS n FROM indexed_docs").get() as { n: number };
+    index.close();
+    expect(stuck.n).toBe(0);
+    expect(docs.n).toBe(N);
+    expect(dupes).toEqual([]);
+    expect(chunks.n).toBe(expected.n);
+    for (const i of [0, 137, 299, 599]) {
+      const r = await svc.request("GET", "/get_relevant_documents", { query: { query: `marker${i}`, collection_names: c, k: 5 } });
+      expect(r.body.results.map((h: { doc_id: string }) => h.doc_id)).toEqual([`d${i}`]);
+    }
+    await svc.stop();
+    removeDir(svc.dataDir);
+  }, 180_000);
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const srv = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A Redis of this test's own (the machine's is shared by every other test). */
+async function startRedis(port: number): Promise<ChildProcess> {
+  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      const socket = connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+      socket.on("error", () => resolve(false));
+    });
+  await until(answers, 10_000);
+  return proc;
+}
+
+const load = (svc: Service, collection: string, docId: string) =>
+  svc.request("POST", "/load_text_to_collection", {
+    query: { collection_name: collection, doc_id: docId, wait: "true" },
+    json: { text: `outage test ${docId}`, metadata: { status: "open" } },
+  });
+
+describe("dependency outages", () => {
+  it("answers 503 while Redis is down, writes nothing, and recovers without a restart", async () => {
+    const port = await freePort();
+    let redis = await startRedis(port);
+    const svc = await startService({ mode: "distributed", workers: 1, env: { REDIS_URL: `redis://127.0.0.1:${port}` } });
+    try {
+      expect((await load(svc, "outage", "before")).body.status).toBe("ready");
+      redis.kill("SIGKILL");
+      await new Promise((r) => redis.once("exit", r));
+
+      const down = await load(svc, "outage", "during");
+      expect(down.status).toBe(503);
+      expect(down.body.detail).toMatch(/queue unavailable/);
+      expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "outage", id_value: "during" } })).status).toBe(404);
+      const fresh = await load(svc, "outage-new", "during");
+      expect(fresh.status).toBe(503);
+      const names = (await svc.request("GET", "/get_list_of_collection")).body.collections.map((c: { name: string }) => c.name);
+      expect(names).toEqual(["outage"]);
+      expect((await svc.request("GET", "/readyz", { token: null })).status).toBe(503);
+
+      redis = await startRedis(port);
+      const back = await until(async () => {
+        const r = await load(svc, "outage", "after");
+        return r.status === 200 ? r : undefined;
+      }, 30_000);
+      expect(back.body.status).toBe("ready");
+      expect((await svc.request("GET", "/readyz", { token: null })).status).toBe(200);
+    } finally {
+      await svc.stop();
+      redis.kill("SIGKILL");
+      removeDir(svc.dataDir);
+    }
+  }, 90_000);
+
+  it("answers 503 while S3 is down, writes nothing, and recovers without a restart", async () => {
+    const s3 = await startS3Server();
+    const svc = await startService({
+      mode: "distributed",
+      workers: 1,
+      env: { S3_ENDPOINT: s3.config.endpoint, S3_BUCKET: s3.config.bucket },
+    });
+    try {
+      expect((await load(svc, "s3-outage", "before")).body.status).toBe("ready");
+      await s3.down();
+      const down = await load(svc, "s3-outage", "during");
+      expect(down.status).toBe(503);
+      expect(down.body.detail).toMatch(/blob store unavailable/);
+      expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "s3-outage", id_value: "during" } })).status).toBe(404);
+      await s3.restart();
+      const back = await until(async () => {
+        const r = await load(svc, "s3-outage", "after");
+        return r.status === 200 ? r : undefined;
+      }, 30_000);
+      expect(back.body.status).toBe("ready");
+    } finally {
+      await svc.stop();
+      await s3.stop();
+      removeDir(svc.dataDir);
+    }
+  }, 90_000);
+});
