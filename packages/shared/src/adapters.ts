@@ -1,6 +1,7 @@
 import type { Config } from "./config.ts";
 import type { Logger } from "./logger.ts";
-import type { BlobStore, Catalog, JobQueue, SearchIndex } from "./ports.ts";
+import type { BlobStore, Catalog, Embedder, JobQueue, SearchIndex } from "./ports.ts";
+import { OpenAIEmbedder, SqliteEmbeddingCache } from "./embed/index.ts";
 import { FsBlobStore } from "./blob/fs.ts";
 import { S3BlobStore } from "./blob/s3.ts";
 import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase } from "./sqlite/db.ts";
@@ -15,6 +16,8 @@ export interface Services {
   index: SearchIndex;
   blobs: BlobStore;
   queue: JobQueue;
+  /** Null when EMBEDDER=none: search is lexical only. */
+  embedder: Embedder | null;
   /** Periodic housekeeping for whoever runs it (SQLite: WAL checkpoints). */
   maintain(): void;
   close(): Promise<void>;
@@ -45,11 +48,14 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
     config.queue.kind === "bullmq"
       ? new BullQueue({ ...config.queue, logger: logger.child({ component: "queue" }) })
       : new LocalQueue(catalog, logger.child({ component: "queue" }), { notify: options.notify });
+  const cache = config.embedder.kind === "openai" ? new SqliteEmbeddingCache(config.embedder.cacheFile) : null;
+  const embedder = cache ? new OpenAIEmbedder({ ...config.embedder, cache }) : null;
   return {
     catalog,
     index,
     blobs,
     queue,
+    embedder,
     maintain() {
       checkpoint(catalogDb);
       checkpoint(indexDb);
@@ -59,6 +65,7 @@ export function createServices(config: Config, logger: Logger, options: ServiceO
       catalogDb.close();
       indexDb.close();
       if (blobs instanceof S3BlobStore) blobs.close();
+      cache?.close?.();
     },
   };
 }

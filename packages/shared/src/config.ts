@@ -39,7 +39,7 @@ const tokensSchema = z
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
-const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite"], EMBEDDER: ["none"] } as const;
+const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite"], EMBEDDER: ["none", "openai"] } as const;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -94,6 +94,9 @@ export function loadConfig(env: Env) {
       throw new ConfigError(`${name}=${value} is not available in this version of docstore; supported: ${ok.join(", ")}`);
     }
   }
+  if (e.EMBEDDER === "openai" && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
+    throw new ConfigError("EMBEDDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)");
+  }
   if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
     throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
   }
@@ -121,6 +124,7 @@ export function loadConfig(env: Env) {
     index: { kind: e.INDEX, file: path.join(dataDir, "index.sqlite") },
     embedder: {
       kind: e.EMBEDDER,
+      cacheFile: path.join(dataDir, "embeddings.sqlite"),
       apiKey: e.OPENAI_API_KEY,
       baseUrl: e.OPENAI_BASE_URL,
       model: e.EMBEDDING_MODEL,

@@ -9,6 +9,7 @@ export * from "./names.ts";
 export { uuidv7 } from "./uuid.ts";
 export * from "./adapters.ts";
 export * from "./ingest/index.ts";
+export * from "./embed/index.ts";
 export { FsBlobStore } from "./blob/fs.ts";
 export { openDatabase, CATALOG_SCHEMA, INDEX_SCHEMA } from "./sqlite/db.ts";
 export { SqliteCatalog } from "./sqlite/catalog.ts";

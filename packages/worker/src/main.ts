@@ -29,6 +29,7 @@ const worker = startWorker(services.queue, {
   catalog: services.catalog,
   blobs: services.blobs,
   index: services.index,
+  embedder: services.embedder,
   logger,
   chunking: config.ingest,
 });

@@ -1,5 +1,7 @@
 import {
   AppError,
+  DimensionMismatchError,
+  EmbeddingRejectedError,
   NotFoundError,
   chunkText,
   extractText,
@@ -7,6 +9,7 @@ import {
   type Catalog,
   type ChunkInput,
   type DocumentRecord,
+  type Embedder,
   type IndexedDocument,
   type IngestJob,
   type Logger,
@@ -18,6 +21,7 @@ export interface PipelineDeps {
   catalog: Catalog;
   blobs: BlobStore;
   index: SearchIndex;
+  embedder?: Embedder | null;
   logger: Logger;
   chunking: { chunkTokens: number; overlapTokens: number };
 }
@@ -67,7 +71,17 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
   }
   await Promise.all(failures);
   if (prepared.length === 0) return;
-  const applied = await deps.index.indexDocuments(prepared.map(({ doc, chunks }) => ({ doc, chunks })));
+  let applied: boolean[];
+  try {
+    if (deps.embedder) await embed(prepared, deps.embedder);
+    applied = await deps.index.indexDocuments(prepared.map(({ doc, chunks }) => ({ doc, chunks })));
+  } catch (err) {
+    // A wrong dimension or a request the service refuses fails the same way on every retry.
+    if (!(err instanceof DimensionMismatchError || err instanceof EmbeddingRejectedError)) throw err;
+    deps.logger.error({ err }, "embedding refused");
+    await Promise.all(prepared.map(({ record: r }) => deps.catalog.markFailed(r.collection, r.docId, r.version, err.message)));
+    return;
+  }
   await Promise.all(
     prepared.map(async ({ record, chunks }, i) => {
       if (!applied[i]) return;
@@ -107,4 +121,11 @@ function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: Pipelin
     doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text },
     chunks: chunks.map(({ index, text: t, start, end }) => ({ index, text: t, start, end })),
   };
+}
+
+/** One embeddings call for the whole batch (the embedder splits it within the API's limits). */
+async function embed(prepared: Prepared[], embedder: Embedder): Promise<void> {
+  const chunks = prepared.flatMap((p) => p.chunks);
+  const vectors = await embedder.embed(chunks.map((c) => c.text));
+  chunks.forEach((c, i) => (c.vector = vectors[i]));
 }

@@ -24,7 +24,14 @@ try {
 const services = createServices(config, logger);
 const catalog = remoteWritesCatalog(port, services.catalog);
 const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
-const worker = startWorker(queue, { catalog, blobs: services.blobs, index: services.index, logger, chunking: config.ingest });
+const worker = startWorker(queue, {
+  catalog,
+  blobs: services.blobs,
+  index: services.index,
+  embedder: services.embedder,
+  logger,
+  chunking: config.ingest,
+});
 
 // The API thread leaves WAL checkpoints (and their fsync) to this thread.
 const maintenance = setInterval(() => {

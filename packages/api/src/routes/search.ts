@@ -42,7 +42,9 @@ export function searchRoutes(ctx: AppContext): Router {
     if (k > ctx.config.search.maxK) throw new BadRequestError(`k: must be at most ${ctx.config.search.maxK}`);
     const filter = filterOf(q.metadata, "metadata");
     const collections = await existing(ctx, q.collection_names);
-    const hits = await ctx.services.index.search({ query: q.query, collections, filter, k });
+    // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
+    const vector = ctx.services.embedder ? (await ctx.services.embedder.embed([q.query]))[0] : undefined;
+    const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
     res.json({
       results: hits.map((h) => ({
         doc_id: h.docId,

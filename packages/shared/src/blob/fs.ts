@@ -75,6 +75,8 @@ export class FsBlobStore implements BlobStore {
       await this.#commit.run(() => this.#stmt.put.run(key, data));
       return;
     }
+    // A key once small and now large must not leave its old row shadowing the file.
+    await this.#commit.run(() => this.#stmt.delete.run(key));
     const file = this.#file(key);
     const dir = path.dirname(file);
     if (!this.#madeDirs.has(dir)) {

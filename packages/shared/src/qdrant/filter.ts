@@ -63,8 +63,10 @@ export function or(items: readonly Compiled[]): Compiled {
 
 export function not(q: Compiled): Compiled {
   if (typeof q === "boolean") return !q;
-  const keys = Object.keys(q);
-  if (keys.length === 1 && keys[0] === "must_not" && Array.isArray(q.must_not) && q.must_not.length === 1) return q.must_not[0]!;
+  // NOT (NOT x) is x: keeps negated negations (`!=` of ISNOTEMPTY...) one level deep.
+  if (Object.keys(q).length === 1 && "must_not" in q && Array.isArray(q.must_not) && q.must_not.length === 1) {
+    return q.must_not[0]!;
+  }
   return { must_not: [q] };
 }
 

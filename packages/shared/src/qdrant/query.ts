@@ -6,6 +6,7 @@ import type { Schemas } from "@qdrant/js-client-rest";
 import { KEY, VECTORS, type Kind } from "./schema.ts";
 import type { Compiled } from "./filter.ts";
 import type { SparseVector } from "./sparse.ts";
+import { RRF_K } from "../embed/fusion.ts";
 
 /**
  * Points of one kind in the requested docstore collections that meet the compiled filter, or
@@ -21,65 +22,51 @@ export function scopeFilter(kind: Kind, collections: readonly string[], conditio
   return { must };
 }
 
-export interface SearchShape {
-  sparse: SparseVector;
-  dense?: number[];
-  filter: Schemas["Filter"];
+/** One ranking of a search: the sparse BM25 vector, or the dense vector. */
+export interface Ranker {
+  using: string;
+  query: SparseVector | number[];
+}
+
+/** The rankings a search combines: BM25 when the query has terms, cosine when it has a vector. */
+export function rankers(sparse: SparseVector | undefined, dense: number[] | undefined): Ranker[] {
+  return [
+    ...(sparse && sparse.indices.length > 0 ? [{ using: VECTORS.sparse, query: sparse }] : []),
+    ...(dense ? [{ using: VECTORS.dense, query: dense }] : []),
+  ];
 }
 
 /**
- * One Query API request over every requested collection at once (the tenant key is in the
- * filter): the sparse BM25 vector alone, or, with a dense vector, both as prefetches of
- * `depth` candidates each, fused by reciprocal rank fusion. The filter goes into each
- * prefetch, so it restricts the candidates before they are ranked.
+ * Qdrant's RRF constant for the ranking of embed/fusion.ts: that counts ranks from 1 with
+ * k = 60, Qdrant from 0, so 1 / (60 + rank) there is 1 / (61 + rank) here.
  */
-export function searchRequest(shape: SearchShape, limit: number, depth: number): Schemas["QueryRequest"] {
-  if (!shape.dense) return sparseRequest(shape, limit);
+export const QDRANT_RRF_K = RRF_K + 1;
+
+/**
+ * One Query API request over every requested collection at once (the tenant key is in the
+ * filter): one ranking alone, or both as prefetches of `depth` candidates each, fused by
+ * reciprocal rank fusion. The filter goes into each prefetch, so it restricts the candidates
+ * before they are ranked, and stays on the fused result.
+ */
+export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number, depth: number): Schemas["QueryRequest"] {
+  const [only, ...more] = ranking;
+  if (!only) throw new Error("searchRequest: nothing to rank by");
+  if (more.length === 0) return { query: only.query, using: only.using, filter, limit, with_payload: true };
   return {
-    prefetch: [
-      { query: shape.sparse, using: VECTORS.sparse, filter: shape.filter, limit: depth },
-      { query: shape.dense, using: VECTORS.dense, filter: shape.filter, limit: depth },
-    ],
-    query: { fusion: "rrf" },
-    filter: shape.filter,
+    prefetch: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit: depth })),
+    query: { rrf: { k: QDRANT_RRF_K } },
+    filter,
     limit,
     with_payload: true,
   };
 }
 
-export function sparseRequest(shape: SearchShape, limit: number): Schemas["QueryRequest"] {
-  return { query: shape.sparse, using: VECTORS.sparse, filter: shape.filter, limit, with_payload: true };
-}
-
 /**
- * The two rankings of a hybrid search as separate requests of one batch, for a filter Qdrant
- * cannot apply exactly: the caller post-filters each list and fuses them itself (`fuse`).
+ * Each ranking as its own request of one batch, for a filter Qdrant cannot apply exactly: the
+ * caller post-filters each list and fuses what passes with embed/fusion.ts.
  */
-export function hybridBatch(shape: SearchShape & { dense: number[] }, limit: number): Schemas["QueryRequestBatch"] {
-  return {
-    searches: [
-      sparseRequest(shape, limit),
-      { query: shape.dense, using: VECTORS.dense, filter: shape.filter, limit, with_payload: true },
-    ],
-  };
-}
-
-/** Qdrant's RRF (zero-based ranks, k = 2, equal weights), for rankings filtered here. */
-export const RRF_K = 2;
-
-export function fuse<P extends { id: string | number; score: number }>(rankings: readonly (readonly P[])[], limit: number): P[] {
-  const fused = new Map<string | number, { point: P; score: number }>();
-  for (const ranking of rankings) {
-    ranking.forEach((point, rank) => {
-      const entry = fused.get(point.id) ?? { point, score: 0 };
-      entry.score += 1 / (RRF_K + rank);
-      fused.set(point.id, entry);
-    });
-  }
-  return [...fused.values()]
-    .sort((a, b) => b.score - a.score || String(a.point.id).localeCompare(String(b.point.id)))
-    .slice(0, limit)
-    .map(({ point, score }) => ({ ...point, score }));
+export function rankingBatch(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number): Schemas["QueryRequestBatch"] {
+  return { searches: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit, with_payload: true })) };
 }
 
 /** Payload read for every matching document: all but the text, which only the page needs. */

@@ -51,20 +51,16 @@ export function tokenId(token: string): number {
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  let k = 0;
-  switch (bytes.length % 4) {
-    case 3:
-      k ^= bytes[whole + 2]! << 16;
-    // falls through
-    case 2:
-      k ^= bytes[whole + 1]! << 8;
-    // falls through
-    case 1:
-      k ^= bytes[whole]!;
-      k = Math.imul(k, c1);
-      k = (k << 15) | (k >>> 17);
-      k = Math.imul(k, c2);
-      h ^= k;
+  const tail = bytes.length - whole;
+  if (tail > 0) {
+    let k = 0;
+    if (tail === 3) k ^= bytes[whole + 2]! << 16;
+    if (tail >= 2) k ^= bytes[whole + 1]! << 8;
+    k ^= bytes[whole]!;
+    k = Math.imul(k, c1);
+    k = (k << 15) | (k >>> 17);
+    k = Math.imul(k, c2);
+    h ^= k;
   }
   h ^= bytes.length;
   h ^= h >>> 16;

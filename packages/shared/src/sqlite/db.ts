@@ -66,6 +66,17 @@ CREATE TABLE IF NOT EXISTS chunks (
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, chunk_index);
 
+-- Dense vectors (normalised Float32), when an embedder is configured; index_meta records their
+-- dimension so that a model change is refused instead of mixing incomparable vectors.
+CREATE TABLE IF NOT EXISTS chunk_vectors (
+  chunk_id INTEGER PRIMARY KEY,
+  vector BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS index_meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+
 -- One FTS5 table per collection (fts_<id>, rowid = chunks.id): a search reads only the
 -- postings of the collections it asks for, and dropping a collection drops its table.
 CREATE TABLE IF NOT EXISTS fts_tables (

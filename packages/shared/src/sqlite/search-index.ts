@@ -3,15 +3,29 @@ import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, 
 import type { Metadata } from "../metadata.ts";
 import { compileToSql } from "../filter/index.ts";
 import { queryTerms } from "../query-terms.ts";
+import { dot, normalize, reciprocalRankFusion } from "../embed/fusion.ts";
+import { DimensionMismatchError } from "../embed/openai.ts";
 import type { Db } from "./db.ts";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
 interface Ranked {
   id: number;
-  rank: number;
-  table: string;
+  /** Higher is better: BM25 (negated FTS5 rank), or the RRF score of a hybrid search. */
+  score: number;
 }
+
+class IndexDimensionMismatch extends DimensionMismatchError {
+  constructor(stored: number, given: number) {
+    super("configured", stored, given);
+    this.message =
+      `the index holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
+      `set EMBEDDING_DIMENSIONS=${stored} again, or index into a fresh DATA_DIR`;
+  }
+}
+
+/** Candidates each ranker contributes to a hybrid search before fusion. */
+const HYBRID_DEPTH = 100;
 
 /**
  * Chunks in FTS5 (porter stemming, BM25), one table per collection, filtered by their
@@ -42,6 +56,13 @@ export class SqliteSearchIndex implements SearchIndex {
       addTable: db.prepare<[string]>("INSERT INTO fts_tables (collection) VALUES (?)"),
       dropTable: db.prepare<[string]>("DELETE FROM fts_tables WHERE collection = ?"),
       deleteCollectionChunks: db.prepare<[string]>("DELETE FROM chunks WHERE doc IN (SELECT id FROM indexed_docs WHERE collection = ?)"),
+      deleteCollectionVectors: db.prepare<[string]>(
+        "DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT c.id FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE d.collection = ?)",
+      ),
+      insertVector: db.prepare<[number | bigint, Buffer]>("INSERT OR REPLACE INTO chunk_vectors (chunk_id, vector) VALUES (?, ?)"),
+      deleteVectors: db.prepare<[number]>("DELETE FROM chunk_vectors WHERE chunk_id IN (SELECT id FROM chunks WHERE doc = ?)"),
+      getMeta: db.prepare<[string], { value: string }>("SELECT value FROM index_meta WHERE key = ?"),
+      setMeta: db.prepare<[string, string]>("INSERT OR REPLACE INTO index_meta (key, value) VALUES (?, ?)"),
       deleteCollectionDocs: db.prepare<[string]>("DELETE FROM indexed_docs WHERE collection = ?"),
     };
     this.#index = db.transaction((items: { doc: IndexedDocument; chunks: ChunkInput[] }[]) =>
@@ -80,11 +101,24 @@ export class SqliteSearchIndex implements SearchIndex {
     for (const chunk of chunks) {
       const chunkId = this.#stmt.insertChunk.run(id, chunk.index, chunk.start, chunk.end).lastInsertRowid;
       insertText.run(chunkId, chunk.text);
+      if (chunk.vector) {
+        this.#checkDimensions(chunk.vector.length);
+        const v = normalize(chunk.vector);
+        this.#stmt.insertVector.run(chunkId, Buffer.from(v.buffer, v.byteOffset, v.byteLength));
+      }
     }
     return true;
   }
 
+  /** The first vector fixes the index's dimension; a different one later is a configuration error. */
+  #checkDimensions(length: number) {
+    const stored = this.#stmt.getMeta.get("dimensions");
+    if (!stored) this.#stmt.setMeta.run("dimensions", String(length));
+    else if (Number(stored.value) !== length) throw new IndexDimensionMismatch(Number(stored.value), length);
+  }
+
   #removeChunks(table: string, docRowId: number) {
+    this.#stmt.deleteVectors.run(docRowId);
     const remove = this.#prepare(`DELETE FROM ${table} WHERE rowid = ?`);
     for (const { id } of this.#stmt.chunkIds.all(docRowId)) remove.run(id);
     this.#stmt.deleteChunks.run(docRowId);
@@ -107,6 +141,7 @@ export class SqliteSearchIndex implements SearchIndex {
   async deleteCollection(collection: string): Promise<void> {
     this.#db.transaction(() => {
       const table = this.#table(collection, false);
+      this.#stmt.deleteCollectionVectors.run(collection);
       this.#stmt.deleteCollectionChunks.run(collection);
       this.#stmt.deleteCollectionDocs.run(collection);
       if (!table) return;
@@ -126,12 +161,23 @@ export class SqliteSearchIndex implements SearchIndex {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    const terms = queryTerms(request.query);
+    const filter = compileToSql(request.filter, { metadataColumn: "d.metadata" });
+    const collections = [...new Set(request.collections)];
+    if (!request.vector) return this.#hits(this.#lexical(request.query, collections, filter, request.k));
+    // Hybrid: the best chunks by BM25 and by cosine, both filtered first, fused by RRF.
+    const depth = Math.max(request.k, HYBRID_DEPTH);
+    const lexical = this.#lexical(request.query, collections, filter, depth);
+    const dense = this.#dense(request.vector, collections, filter, depth);
+    const fused = reciprocalRankFusion([lexical, dense], (r) => String(r.id));
+    return this.#hits(fused.slice(0, request.k).map(({ item, score }) => ({ id: item.id, score })));
+  }
+
+  #lexical(query: string, collections: string[], filter: ReturnType<typeof compileToSql>, k: number): Ranked[] {
+    const terms = queryTerms(query);
     if (terms.length === 0) return [];
     const match = terms.map((t) => `"${t.replaceAll('"', '""')}"`).join(" OR ");
-    const filter = compileToSql(request.filter, { metadataColumn: "d.metadata" });
     const ranked: Ranked[] = [];
-    for (const collection of new Set(request.collections)) {
+    for (const collection of collections) {
       const table = this.#table(collection, false);
       if (!table) continue;
       // Without a filter the FTS table alone answers; with one, each candidate meets its
@@ -140,11 +186,31 @@ export class SqliteSearchIndex implements SearchIndex {
         ? `SELECT rowid AS id, bm25(${table}) AS rank FROM ${table} WHERE ${table} MATCH ? ORDER BY rank LIMIT ?`
         : `SELECT f.rowid AS id, bm25(${table}) AS rank FROM ${table} f JOIN chunks c ON c.id = f.rowid
            JOIN indexed_docs d ON d.id = c.doc WHERE ${table} MATCH ? AND (${filter.where}) ORDER BY rank LIMIT ?`;
-      const params = filter.where === "1" ? [match, request.k] : [match, ...filter.params, request.k];
-      for (const row of this.#prepare(sql).all(...params) as { id: number; rank: number }[]) ranked.push({ ...row, table });
+      const params = filter.where === "1" ? [match, k] : [match, ...filter.params, k];
+      for (const row of this.#prepare(sql).all(...params) as { id: number; rank: number }[]) ranked.push({ id: row.id, score: -row.rank });
     }
-    ranked.sort((a, b) => a.rank - b.rank);
-    return this.#hits(ranked.slice(0, request.k));
+    return ranked.sort((a, b) => b.score - a.score).slice(0, k);
+  }
+
+  /** Exact nearest neighbours by cosine over the filtered chunks: a scan, fine at embedded scale. */
+  #dense(vector: number[], collections: string[], filter: ReturnType<typeof compileToSql>, k: number): Ranked[] {
+    if (collections.length === 0) return [];
+    const query = normalize(vector);
+    const rows = this.#prepare(
+      `SELECT v.chunk_id AS id, v.vector FROM chunk_vectors v JOIN chunks c ON c.id = v.chunk_id
+       JOIN indexed_docs d ON d.id = c.doc WHERE d.collection IN (${collections.map(() => "?").join(", ")}) AND (${filter.where})`,
+    ).iterate(...collections, ...filter.params) as IterableIterator<{ id: number; vector: Buffer }>;
+    const best: Ranked[] = [];
+    for (const row of rows) {
+      if (row.vector.byteLength !== query.byteLength) continue;
+      const score = dot(query, new Float32Array(row.vector.buffer, row.vector.byteOffset, row.vector.byteLength / 4));
+      if (best.length < k || score > best[best.length - 1]!.score) {
+        best.push({ id: row.id, score });
+        best.sort((a, b) => b.score - a.score);
+        if (best.length > k) best.pop();
+      }
+    }
+    return best;
   }
 
   /** Reads the text and document of each ranked chunk, keeping the ranking's order. */
@@ -156,9 +222,10 @@ export class SqliteSearchIndex implements SearchIndex {
        FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE c.id IN (${ids.map(() => "?").join(", ")})`,
     ).all(...ids) as { id: number; chunk_index: number; start: number; end: number; collection: string; doc_id: string; metadata: string }[];
     const byId = new Map(rows.map((r) => [r.id, r]));
-    return ranked.flatMap(({ id, rank, table }) => {
+    return ranked.flatMap(({ id, score }) => {
       const r = byId.get(id);
-      if (!r) return [];
+      const table = r && this.#table(r.collection, false);
+      if (!r || !table) return [];
       const { text } = this.#prepare(`SELECT text FROM ${table} WHERE rowid = ?`).get(id) as { text: string };
       return [{
         collection: r.collection,
@@ -167,7 +234,7 @@ export class SqliteSearchIndex implements SearchIndex {
         text,
         start: r.start,
         end: r.end,
-        score: -rank,
+        score,
         metadata: JSON.parse(r.metadata) as Metadata,
       }];
     });

@@ -139,6 +139,22 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       }
     });
 
+    it("with vectors, ranks by meaning too (BM25 and cosine fused)", async () => {
+      const { index } = fx;
+      const withVector = (id: string, text: string, vector: number[]) => ({
+        doc: doc(c, id, text),
+        chunks: [{ index: 0, text, start: 0, end: text.length, vector }],
+      });
+      await index.indexDocuments([withVector("a", "alpha report", [1, 0, 0]), withVector("b", "beta memo", [0, 1, 0])]);
+      const semantic = await index.search({ query: "gamma", vector: [0, 0.9, 0.1], collections: [c], filter: parseFilter(""), k: 10 });
+      expect(semantic[0]?.docId).toBe("b");
+      const both = await index.search({ query: "alpha", vector: [0, 1, 0], collections: [c], filter: parseFilter(""), k: 10 });
+      expect(new Set(both.map((h) => h.docId))).toEqual(new Set(["a", "b"]));
+      const filtered = await index.search({ query: "gamma", vector: [0, 1, 0], collections: [c], filter: parseFilter("status=open"), k: 10 });
+      expect(filtered).toEqual([]);
+      await expect(index.indexDocuments([withVector("c", "other", [1, 0])])).rejects.toThrow(/dimensional/);
+    });
+
     it("sorts by ORDERBY and pages with limit and offset", async () => {
       const { index } = fx;
       await index.indexDocuments([3, 1, 4, 2].flatMap((p) => one(doc(c, `p${p}`, `item ${p}`, { priority: p }))));
