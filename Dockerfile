@@ -49,8 +49,7 @@ COPY packages/shared/src ./packages/shared/src
 COPY packages/worker/src ./packages/worker/src
 COPY packages/api/src ./packages/api/src
 
-# The only writable place. Embedded mode keeps everything here (mount a volume); distributed
-# mode keeps nothing durable here.
+# DATA_DIR, the only writable place: embedded mode keeps everything here (mount a volume).
 RUN mkdir -p /app/data && chown 1000:1000 /app/data
 
 # The image's "node" user, numerically so that Kubernetes' runAsNonRoot can verify it.

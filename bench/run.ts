@@ -1,6 +1,7 @@
 /**
  * `pnpm bench`: throughput and latency of the embedded service, each beside its ceiling
- * measured in the same run on the same machine. Prints figures; asserts nothing.
+ * measured in the same run on the same machine, then the distributed mode's figures.
+ * Prints figures; asserts nothing. BENCH_ONLY=load|search|distributed runs a part.
  */
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,15 +9,21 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { startService, type Service } from "../test/harness.ts";
 import { cannon, fmt, scifact, startEcho, texts1k } from "./lib.ts";
+import { distributedFigures } from "./distributed.ts";
 
 const TOKEN = "bench-token-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
 
-async function loadThroughput(svc: Service, text1k: (n: number) => string) {
+/** The ceiling of any Express service here: requests per second of a bare JSON echo. */
+async function bareEcho(text1k: (n: number) => string): Promise<number> {
   const echo = await startEcho();
   const body = JSON.stringify({ text: text1k(1), metadata: { status: "open", priority: 2 } });
   const bare = await cannon({ url: `${echo.url}/echo`, method: "POST", headers: { "content-type": "application/json" }, body });
   echo.stop();
+  return bare.requests.average;
+}
+
+async function loadThroughput(svc: Service, text1k: (n: number) => string, echoRps: number) {
   let n = 0;
   const load = await cannon({
     url: `${svc.url}/load_text_to_collection?collection_name=bench-load`,
@@ -24,8 +31,8 @@ async function loadThroughput(svc: Service, text1k: (n: number) => string) {
     headers: auth,
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) }],
   });
-  const ratio = load.requests.average / bare.requests.average;
-  console.log(`load_text_to_collection: ${fmt(load.requests.average)} req/s; bare Express echo: ${fmt(bare.requests.average)} req/s; ratio ${fmt(ratio, 2)} (target >= 0.3)`);
+  const ratio = load.requests.average / echoRps;
+  console.log(`load_text_to_collection: ${fmt(load.requests.average)} req/s; bare Express echo: ${fmt(echoRps)} req/s; ratio ${fmt(ratio, 2)} (target >= 0.3)`);
 }
 
 /** Waits until nothing is pending anywhere, so the next measurement starts from an idle queue. */
@@ -119,18 +126,21 @@ async function searchThroughput(svc: Service, collection: string, corpus: { _id:
 async function main() {
   const { corpus, tests } = scifact();
   const queries = tests.map((t) => t.text);
+  const only = process.env.BENCH_ONLY;
+  console.log(`docstore bench (Node ${process.version}, one run, same machine)`);
+  const echoRps = await bareEcho(texts1k(corpus));
+  if (only === "distributed") return distributedFigures(texts1k(corpus), echoRps);
   const svc = await startService({ env: { API_TOKENS: TOKEN, LOG_LEVEL: "warn" } });
   try {
-    console.log(`docstore bench (Node ${process.version}, one run, same machine)`);
     const documents = corpus.map((d) => ({ doc_id: d._id, text: `${d.title}\n\n${d.text}` }));
     for (let i = 0; i < documents.length; i += 1000) {
       await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: "scifact", wait: "true" }, json: { documents: documents.slice(i, i + 1000) } });
     }
-    if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "load") {
-      await loadThroughput(svc, texts1k(corpus));
+    if (!only || only === "load") {
+      await loadThroughput(svc, texts1k(corpus), echoRps);
       await drain(svc, "after the load test");
     }
-    if (!process.env.BENCH_ONLY || process.env.BENCH_ONLY === "search") await searchThroughput(svc, "scifact", corpus, queries);
+    if (!only || only === "search") await searchThroughput(svc, "scifact", corpus, queries);
     await endToEnd(svc, "scifact", queries, texts1k(corpus));
   } catch (err) {
     console.error(`bench failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; output:\n` + svc.output.slice(-3000));
@@ -139,6 +149,7 @@ async function main() {
     await svc.stop();
     rmSync(svc.dataDir, { recursive: true, force: true });
   }
+  if (!only) await distributedFigures(texts1k(corpus), echoRps);
 }
 
 await main();

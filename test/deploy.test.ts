@@ -72,10 +72,14 @@ function millis(duration: string): number {
 describe("docker-compose.yml", () => {
   const services = (compose[0]?.services ?? {}) as Record<string, Obj>;
   const docstore = Object.entries(services).filter(([, s]) => s.build !== undefined || s.image === "docstore:local");
-  const environment = (s: Obj): Record<string, unknown> =>
-    Array.isArray(s.environment)
-      ? Object.fromEntries(s.environment.map((e: string) => [e.split("=")[0], e.split("=").slice(1).join("=")]))
-      : (s.environment ?? {});
+  // Values as compose sees them with nothing set in the shell or .env: `${VAR:-default}` is the default.
+  const interpolate = (value: unknown) =>
+    typeof value === "string" ? value.replace(/\$\{\w+(?::?-([^}]*))?\}/g, (_, fallback: string | undefined) => fallback ?? "") : value;
+  // The file writes `environment` as a mapping (a list would hide from these checks).
+  const environment = (s: Obj): Record<string, unknown> => {
+    expect(Array.isArray(s.environment), "environment as a mapping").toBe(false);
+    return Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(v)]));
+  };
 
   it("runs the API and the worker from the image it builds", () => {
     expect(docstore.map(([name]) => name).sort()).toEqual(["api", "worker"]);

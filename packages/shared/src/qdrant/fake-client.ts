@@ -92,8 +92,7 @@ export class FakeQdrant implements QdrantApi {
     this.#log("batchUpdate", args);
     const c = this.#get(name);
     return args.operations.map((op) => {
-      if ("upsert" in op && "points" in op.upsert) for (const p of op.upsert.points) void this.upsert(name, { points: [p] });
-      else if ("delete" in op) this.#remove(c, op.delete);
+      if ("delete" in op) this.#remove(c, op.delete);
       else if ("set_payload" in op && op.set_payload.filter) {
         for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, structuredClone(op.set_payload.payload));
       } else throw new FakeApiError(400, `unsupported operation ${JSON.stringify(op)}`);
@@ -159,36 +158,28 @@ export class FakeQdrant implements QdrantApi {
   }
 
   #nearest(c: Collection, candidates: Stored[], query: unknown, using: string | null | undefined) {
-    const vectorName = using ?? "";
+    const name = using ?? "";
     if (Array.isArray(query)) {
-      const norm = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + x * x, 0)) || 1;
       return candidates.flatMap((point) => {
-        const v = point.vectors[vectorName];
-        if (!Array.isArray(v)) return [];
-        return [{ point, score: v.reduce((s, x, i) => s + x * (query[i] as number), 0) / (norm(v) * norm(query as number[])) }];
+        const v = point.vectors[name];
+        return Array.isArray(v) ? [{ point, score: cosine(v, query as number[]) }] : [];
       });
     }
-    const sparse = query as Schemas["SparseVector"];
-    if (!sparse?.indices || c.config.sparse_vectors?.[vectorName]?.modifier !== "idf") throw new FakeApiError(400, "expected a sparse query on an IDF vector");
-    const all = [...c.points.values()].map((p) => p.vectors[vectorName]).filter((v): v is Schemas["SparseVector"] => !!v && !Array.isArray(v));
-    const idf = (index: number) => {
-      const n = all.filter((v) => v.indices.includes(index)).length;
+    const q = query as Schemas["SparseVector"];
+    if (!q?.indices || c.config.sparse_vectors?.[name]?.modifier !== "idf") throw new FakeApiError(400, "expected a sparse query on an IDF vector");
+    // Qdrant's IDF over the points that have this sparse vector: ln(1 + (N - n + 0.5) / (n + 0.5)).
+    const all = [...c.points.values()].flatMap((p) => sparseOf(p, name));
+    const idf = q.indices.map((i) => {
+      const n = all.filter((v) => v.indices.includes(i)).length;
       return Math.log(1 + (all.length - n + 0.5) / (n + 0.5));
-    };
-    return candidates.flatMap((point) => {
-      const v = point.vectors[vectorName];
-      if (!v || Array.isArray(v)) return [];
-      let score = 0;
-      let overlap = false;
-      sparse.indices.forEach((index, i) => {
-        const at = v.indices.indexOf(index);
-        if (at >= 0) {
-          overlap = true;
-          score += sparse.values[i]! * v.values[at]! * idf(index);
-        }
-      });
-      return overlap ? [{ point, score }] : [];
     });
+    return candidates.flatMap((point) =>
+      sparseOf(point, name).flatMap((v) => {
+        const shared = q.indices.flatMap((index, i) => (v.indices.includes(index) ? [i] : []));
+        const score = shared.reduce((sum, i) => sum + q.values[i]! * v.values[v.indices.indexOf(q.indices[i]!)]! * idf[i]!, 0);
+        return shared.length > 0 ? [{ point, score }] : [];
+      }),
+    );
   }
 
   scroll: QdrantApi["scroll"] = async (name, args = {}) => {
@@ -213,6 +204,16 @@ export class FakeQdrant implements QdrantApi {
   };
 
   versionInfo: QdrantApi["versionInfo"] = async () => ({ title: "in-memory stand-in", version: "0.0.0" });
+}
+
+function sparseOf(point: Stored, name: string): Schemas["SparseVector"][] {
+  const v = point.vectors[name];
+  return v && !Array.isArray(v) ? [v] : [];
+}
+
+function cosine(a: number[], b: number[]): number {
+  const dot = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * (y[i] ?? 0), 0);
+  return dot(a, b) / (Math.sqrt(dot(a, a) * dot(b, b)) || 1);
 }
 
 /** `{ fusion: "rrf" }` (k = 2) or `{ rrf: { k } }`; Qdrant ranks from 0. */

@@ -3,14 +3,14 @@ import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, 
 import { compareCodePoints, compareForOrder, evaluate } from "../filter/index.ts";
 import { queryTerms } from "../query-terms.ts";
 import { reciprocalRankFusion } from "../embed/fusion.ts";
-import { DimensionMismatchError } from "../embed/openai.ts";
-import { createQdrantClient, qdrantError, statusOf, type QdrantApi } from "./client.ts";
+import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
+import { CollectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "./filter.ts";
 import { headOf, hitOf, metadataOf, stagedPoints, type DocumentHead } from "./points.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
-import { createCollectionRequest, DEFAULT_COLLECTION, denseSize, KEY, KIND, payloadIndexRequests } from "./schema.ts";
+import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
-import { batches, collectionFilter, commitOperations, docKey, documentFilter, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
 export interface QdrantIndexOptions {
   /** Used when no `client` is given. */
@@ -21,12 +21,13 @@ export interface QdrantIndexOptions {
   dimensions: number;
   /** The Qdrant collection holding every docstore collection. */
   collectionName?: string;
+  /** Points per scroll request (default 512). */
+  scrollPage?: number;
 }
 
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 
-const SCROLL_PAGE = 512;
 /** Candidates each ranking contributes to a hybrid search before fusion, as in the SQLite index. */
 const HYBRID_DEPTH = 100;
 /** First request size for a filter Qdrant applies only approximately; grows 4x a round. */
@@ -42,6 +43,7 @@ export class QdrantSearchIndex implements SearchIndex {
   readonly #client: QdrantApi;
   readonly #name: string;
   readonly #dimensions: number;
+  readonly #scrollPage: number;
   /** The dense vector size of the collection as it exists (it may predate the configuration). */
   #denseSize: number;
   #ready: Promise<void> | null = null;
@@ -51,6 +53,7 @@ export class QdrantSearchIndex implements SearchIndex {
     this.#name = options.collectionName ?? DEFAULT_COLLECTION;
     this.#dimensions = options.dimensions;
     this.#denseSize = options.dimensions;
+    this.#scrollPage = options.scrollPage ?? 512;
     createCollectionRequest(options.dimensions); // validates the size now rather than on first use
   }
 
@@ -64,31 +67,13 @@ export class QdrantSearchIndex implements SearchIndex {
 
   /** Creates the collection and any missing payload index once per process (again after a failure). */
   #ensure(): Promise<void> {
-    this.#ready ??= this.#prepare().catch((err: unknown) => {
+    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions).then((size) => {
+      this.#denseSize = size;
+    }, (err: unknown) => {
       this.#ready = null;
       throw err;
     });
     return this.#ready;
-  }
-
-  async #prepare(): Promise<void> {
-    const read = () => this.#client.getCollection(this.#name).catch((err: unknown) => {
-      if (statusOf(err) === 404) return null;
-      throw qdrantError("read the collection", err);
-    });
-    const info = await read();
-    if (info === null) {
-      // Another process may create it at the same moment: then its collection is as good.
-      await this.#client.createCollection(this.#name, createCollectionRequest(this.#dimensions)).catch(async (err: unknown) => {
-        if ((await read()) === null) throw qdrantError("create the collection", err);
-      });
-    } else {
-      this.#denseSize = denseSize(info) ?? this.#dimensions;
-    }
-    const existing = new Set(Object.keys(info?.payload_schema ?? {}));
-    for (const index of payloadIndexRequests().filter((i) => !existing.has(i.field_name))) {
-      await this.#call("create a payload index", (c, name) => c.createPayloadIndex(name, { ...index, wait: true }));
-    }
   }
 
   #checkSize(length: number): void {
@@ -108,7 +93,7 @@ export class QdrantSearchIndex implements SearchIndex {
     });
     const chosen = items.filter((_, i) => accepted[i]);
     if (chosen.length === 0) return accepted;
-    for (const points of batches(chosen.flatMap(({ doc, chunks }) => stagedPoints(doc, chunks)))) {
+    for (const points of upsertBatches(chosen.flatMap(({ doc, chunks }) => stagedPoints(doc, chunks)))) {
       await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points }));
     }
     const operations = chosen.flatMap(({ doc, chunks }) => commitOperations(doc, chunkCount(chunks)));
@@ -137,7 +122,7 @@ export class QdrantSearchIndex implements SearchIndex {
     const records: Schemas["Record"][] = [];
     let offset: Schemas["ExtendedPointId"] | null = null;
     do {
-      const request = scrollRequest(filter, offset, SCROLL_PAGE, payload);
+      const request = scrollRequest(filter, offset, this.#scrollPage, payload);
       const page = await this.#call("scroll", (c, name) => c.scroll(name, request));
       records.push(...page.points);
       const next = page.next_page_offset;
@@ -222,18 +207,5 @@ export class QdrantSearchIndex implements SearchIndex {
 
   async close(): Promise<void> {
     // The client holds no connection that needs closing.
-  }
-}
-
-function chunkCount(chunks: readonly ChunkInput[]): number {
-  return chunks.reduce((n, c) => Math.max(n, c.index + 1), 0);
-}
-
-class CollectionDimensionMismatch extends DimensionMismatchError {
-  constructor(collection: string, stored: number, given: number) {
-    super("configured", stored, given);
-    this.message =
-      `the Qdrant collection "${collection}" holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
-      `set EMBEDDING_DIMENSIONS=${stored} again, or use another Qdrant collection`;
   }
 }

@@ -35,12 +35,16 @@ export function documentTokens(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? []).map(stem);
 }
 
-/** murmur3 x86 32-bit, seed 0, of the UTF-8 bytes, as the absolute value of the signed result. */
+/** A token's index: murmur3 of its UTF-8 bytes (seed 0) as |i32|, like Qdrant's `qdrant/bm25`. */
 export function tokenId(token: string): number {
-  const bytes = Buffer.from(token, "utf8");
+  return Math.abs(murmur3(Buffer.from(token, "utf8")) | 0);
+}
+
+/** MurmurHash3, x86 32-bit variant, as an unsigned 32-bit integer. */
+export function murmur3(bytes: Uint8Array, seed = 0): number {
   const c1 = 0xcc9e2d51;
   const c2 = 0x1b873593;
-  let h = 0;
+  let h = seed | 0;
   const whole = bytes.length - (bytes.length % 4);
   for (let i = 0; i < whole; i += 4) {
     let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
@@ -68,7 +72,7 @@ export function tokenId(token: string): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return Math.abs(h | 0);
+  return h >>> 0;
 }
 
 /** Counts per token id; two tokens whose ids collide count as one term, as in Qdrant's model. */

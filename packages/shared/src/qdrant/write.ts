@@ -2,7 +2,7 @@
  * The write requests. A version of a document is written in two steps:
  *
  * 1. its points are upserted staged (`staged_chunk`, `staged_document`: no read asks for these
- *    kinds), in requests of at most UPSERT_BATCH points, with ids that depend only on
+ *    kinds), in requests bounded by UPSERT_LIMITS, with ids that depend only on
  *    collection, document, version and chunk, so a retried job overwrites its own points;
  * 2. one batch request commits it: its staged points take their visible kind, then every point
  *    of an older version goes, and so do chunks of this version beyond its chunk count (left by
@@ -14,7 +14,11 @@ import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../ports.ts";
 import { KEY, KIND } from "./schema.ts";
 
-export const UPSERT_BATCH = 128;
+/**
+ * Bounds of one upsert request: Qdrant refuses requests over 32 MB by default (a point over
+ * the byte bound still goes, alone).
+ */
+export const UPSERT_LIMITS = { points: 128, bytes: 8 * 1024 * 1024 } as const;
 
 type Condition = Schemas["Condition"];
 
@@ -72,9 +76,27 @@ export function collectionFilter(collection: string): Schemas["Filter"] {
   return { must: [is(KEY.collection, collection)] };
 }
 
-export function batches<T>(items: readonly T[], size = UPSERT_BATCH): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+/** Chunks are numbered from 0: the count is one past the highest index. */
+export function chunkCount(chunks: readonly { index: number }[]): number {
+  return chunks.reduce((n, c) => Math.max(n, c.index + 1), 0);
+}
+
+/** Splits points into upsert requests within UPSERT_LIMITS, in order. */
+export function upsertBatches(points: readonly Schemas["PointStruct"][], limits: { points: number; bytes: number } = UPSERT_LIMITS): Schemas["PointStruct"][][] {
+  const out: Schemas["PointStruct"][][] = [];
+  let current: Schemas["PointStruct"][] = [];
+  let bytes = 0;
+  for (const point of points) {
+    const size = Buffer.byteLength(JSON.stringify(point), "utf8");
+    if (current.length > 0 && (current.length >= limits.points || bytes + size > limits.bytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(point);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
   return out;
 }
 

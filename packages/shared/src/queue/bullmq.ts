@@ -27,6 +27,7 @@ export class BullQueue implements JobQueue {
   readonly #queue: Queue;
   #worker: Worker | null = null;
   #dropped = 0;
+  #batch: { job: IngestJob; finalAttempt: boolean; done: (err?: unknown) => void }[] = [];
 
   constructor(options: BullQueueOptions) {
     this.#options = options;
@@ -82,7 +83,29 @@ export class BullQueue implements JobQueue {
       return;
     }
     const attempts = job.opts.attempts ?? 1;
-    await handler([parsed.data], { finalAttempt: job.attemptsMade + 1 >= attempts });
+    const finalAttempt = job.attemptsMade + 1 >= attempts;
+    // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
+    // batch: one index transaction and one catalog commit instead of one per document.
+    await new Promise<void>((resolve, reject) => {
+      if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
+      this.#batch.push({ job: parsed.data, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
+    });
+  }
+
+  async #flush(handler: QueueHandler): Promise<void> {
+    const batch = this.#batch;
+    this.#batch = [];
+    // A job on its last attempt is handled apart, so that giving up on it fails only it.
+    const groups = [batch.filter((b) => !b.finalAttempt), ...batch.filter((b) => b.finalAttempt).map((b) => [b])];
+    for (const group of groups) {
+      if (group.length === 0) continue;
+      try {
+        await handler(group.map((b) => b.job), { finalAttempt: group[0]!.finalAttempt });
+        for (const b of group) b.done();
+      } catch (err) {
+        for (const b of group) b.done(err);
+      }
+    }
   }
 
   /** Waits for the jobs in flight; jobs not yet taken stay in Redis for other workers. */

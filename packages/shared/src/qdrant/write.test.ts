@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import type { Schemas } from "@qdrant/js-client-rest";
+import { chunkCount, collectionFilter, commitOperations, documentFilter, upsertBatches, versionsFilter } from "./write.ts";
+
+describe("write requests", () => {
+  it("commit a version in one batch: show its staged points, then drop older versions and extra chunks", () => {
+    const ops: Schemas["UpdateOperation"][] = commitOperations({ collection: "c", docId: "d", version: 3 }, 2);
+    const self = [
+      { key: "collection", match: { value: "c" } },
+      { key: "doc_id", match: { value: "d" } },
+      { key: "version", match: { value: 3 } },
+    ];
+    expect(ops).toEqual([
+      {
+        set_payload: {
+          payload: { kind: "chunk" },
+          filter: { must: [...self, { key: "kind", match: { value: "staged_chunk" } }, { key: "chunk_index", range: { lt: 2 } }] },
+        },
+      },
+      { set_payload: { payload: { kind: "document" }, filter: { must: [...self, { key: "kind", match: { value: "staged_document" } }] } } },
+      {
+        delete: {
+          filter: {
+            must: self.slice(0, 2),
+            should: [
+              { key: "version", range: { lt: 3 } },
+              { must: [{ key: "version", match: { value: 3 } }, { key: "chunk_index", range: { gte: 2 } }] },
+            ],
+          },
+        },
+      },
+    ]);
+  });
+
+  it("find the committed versions of a batch's documents", () => {
+    const filter: Schemas["Filter"] = versionsFilter([{ collection: "c", docId: "a" }, { collection: "c", docId: "b" }, { collection: "e", docId: "a" }]);
+    expect(filter).toEqual({
+      must: [
+        { key: "kind", match: { value: "document" } },
+        { key: "collection", match: { any: ["c", "e"] } },
+        { key: "doc_id", match: { any: ["a", "b"] } },
+      ],
+    });
+  });
+
+  it("select a document, one version of it, or a whole collection for deletion", () => {
+    expect(documentFilter("c", "d")).toEqual({ must: [{ key: "collection", match: { value: "c" } }, { key: "doc_id", match: { value: "d" } }] });
+    expect(documentFilter("c", "d", 0).must).toContainEqual({ key: "version", match: { value: 0 } });
+    expect(collectionFilter("c")).toEqual({ must: [{ key: "collection", match: { value: "c" } }] });
+  });
+
+  it("split upserts into requests bounded in points and bytes, a big point alone", () => {
+    const point = (id: number, text = ""): Schemas["PointStruct"] => ({ id, vector: {}, payload: { text } });
+    const ids = (batches: Schemas["PointStruct"][][]) => batches.map((b) => b.map((p) => p.id));
+    expect(ids(upsertBatches([1, 2, 3, 4, 5].map((i) => point(i)), { points: 2, bytes: 1e6 }))).toEqual([[1, 2], [3, 4], [5]]);
+    const big = "x".repeat(1000);
+    expect(ids(upsertBatches([point(1), point(2, big), point(3), point(4)], { points: 10, bytes: 500 }))).toEqual([[1], [2], [3, 4]]);
+    expect(upsertBatches([])).toEqual([]);
+  });
+
+  it("count chunks from their indexes", () => {
+    expect(chunkCount([{ index: 0 }, { index: 2 }, { index: 1 }])).toBe(3);
+    expect(chunkCount([])).toBe(0);
+  });
+});
