@@ -1,9 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeDir, startService, uniqueName, type Mode, type Service } from "./harness.ts";
 
-// The same expectations in both modes: embedded (one process) and distributed (API, two
-// worker processes, BullMQ on Redis, an S3 server, the SQLite index shared by the processes).
-const MODES: Mode[] = ["embedded", "distributed"];
+// The same expectations in every mode: embedded (one process) and distributed (API, two
+// worker processes, BullMQ on Redis, an S3 server, the SQLite index shared by the processes),
+// with the catalog in a shared SQLite file or in Redis.
+const MODES: { name: string; mode: Mode; env?: Record<string, string> }[] = [
+  { name: "embedded", mode: "embedded" },
+  { name: "distributed", mode: "distributed" },
+  { name: "distributed with the catalog in Redis", mode: "distributed", env: { CATALOG: "redis" } },
+];
 
 let svc: Service;
 
@@ -24,9 +29,9 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
   expect(r.body.detail).toMatch(detail);
 }
 
-describe.each(MODES)("%s mode", (mode) => {
+describe.each(MODES)("$name mode", ({ mode, env }) => {
   beforeAll(async () => {
-    svc = await startService({ mode });
+    svc = await startService({ mode, env });
   }, 60_000);
 
   afterAll(async () => {

@@ -40,6 +40,21 @@ describe("configuration", () => {
     await expect(startService({ env: { API_TOKENS: "short" } })).rejects.toThrow(/API_TOKENS/);
   });
 
+  it("starts with INDEX=qdrant and reports an unreachable Qdrant as not ready, with 503s", async () => {
+    const svc = await startService({ env: { INDEX: "qdrant", QDRANT_URL: "http://127.0.0.1:9" } });
+    const ready = await svc.request("GET", "/readyz", { token: null });
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks.index).toMatch(/qdrant|unavailable/i);
+    expect(ready.body.checks.catalog).toBe("ok");
+    const load = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "q" }, json: { text: "hello" } });
+    expect(load.status).toBe(202);
+    const search = await svc.request("GET", "/get_relevant_documents", { query: { query: "hello", collection_names: "q" } });
+    expect(search.status).toBe(503);
+    expect(search.headers.get("content-type")).toMatch(/problem\+json/);
+    await svc.stop();
+    removeDir(svc.dataDir);
+  });
+
   it("keeps the generated token across restarts", async () => {
     const first = await startService();
     await first.stop();

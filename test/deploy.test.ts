@@ -236,7 +236,7 @@ describe("deploy/kubernetes", () => {
   });
 
   it("scales workers with KEDA on the ingest queue's BullMQ wait list", () => {
-    const prefix = loadConfig(configMap.QUEUE_PREFIX ? { QUEUE_PREFIX: configMap.QUEUE_PREFIX } : {}).queue.prefix;
+    const prefix = loadConfig(configMap.REDIS_PREFIX ? { REDIS_PREFIX: configMap.REDIS_PREFIX } : {}).queue.prefix;
     const scaled = ofKind("ScaledObject");
     expect(scaled).toHaveLength(1);
     const spec = scaled[0]!.spec;

@@ -166,7 +166,7 @@ export async function startService(opts: StartOptions = {}): Promise<Service> {
     resources.push(() => s3.stop());
     modeEnv = {
       QUEUE: "bullmq",
-      QUEUE_PREFIX: `test-${randomUUID().slice(0, 8)}`,
+      REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`,
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       BLOB_STORE: "s3",
       S3_ENDPOINT: s3.config.endpoint!,

@@ -32,7 +32,6 @@ describe("loadConfig", () => {
     [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
     [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],
     [{ QUEUE: "kafka" }, /QUEUE/],
-    [{ INDEX: "qdrant" }, /INDEX=qdrant is not available/],
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai needs OPENAI_API_KEY/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
     [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],

@@ -39,7 +39,7 @@ const tokensSchema = z
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
-const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite"], EMBEDDER: ["none", "openai"] } as const;
+const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite", "qdrant"], EMBEDDER: ["none", "openai"] } as const;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -51,6 +51,7 @@ const envSchema = z.object({
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
   INDEX: z.enum(["sqlite", "qdrant"]).default("sqlite"),
   EMBEDDER: z.enum(["none", "openai"]).default("none"),
+  CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
   CHUNK_TOKENS: int(32, 8192).default(512),
   CHUNK_OVERLAP_TOKENS: int(0, 4096).default(64),
   MAX_UPLOAD_BYTES: int(1, 2 ** 40).default(50 * 1024 * 1024),
@@ -60,7 +61,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
-  QUEUE_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
+  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
   WORKER_CONCURRENCY: int(1, 256).default(4),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
@@ -70,6 +71,8 @@ const envSchema = z.object({
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { message: "expected true or false" }).default("false"),
   QDRANT_URL: z.string().url().default("http://127.0.0.1:6333"),
   QDRANT_API_KEY: z.string().min(1).optional(),
+  QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'").default("docstore"),
+  QDRANT_REPLICATION_FACTOR: int(1, 16).default(1),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
@@ -97,6 +100,9 @@ export function loadConfig(env: Env) {
   if (e.EMBEDDER === "openai" && !e.OPENAI_API_KEY && !e.OPENAI_BASE_URL) {
     throw new ConfigError("EMBEDDER=openai needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)");
   }
+  if (e.CATALOG === "redis" && e.QUEUE === "local") {
+    throw new ConfigError("CATALOG=redis goes with QUEUE=bullmq; the embedded queue is the SQLite catalog itself");
+  }
   if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
     throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
   }
@@ -106,7 +112,7 @@ export function loadConfig(env: Env) {
     logLevel: e.LOG_LEVEL,
     http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
-    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.QUEUE_PREFIX, concurrency: e.WORKER_CONCURRENCY },
+    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     blobStore: {
       kind: e.BLOB_STORE,
       dir: path.join(dataDir, "blobs"),
@@ -119,8 +125,8 @@ export function loadConfig(env: Env) {
         forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
       },
     },
-    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY },
-    catalog: { file: path.join(dataDir, "catalog.sqlite") },
+    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
+    catalog: { kind: e.CATALOG, file: path.join(dataDir, "catalog.sqlite"), redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     index: { kind: e.INDEX, file: path.join(dataDir, "index.sqlite") },
     embedder: {
       kind: e.EMBEDDER,

@@ -46,12 +46,16 @@ export const KEY = {
 
 export const metadataKey = (field: string) => `${KEY.metadata}.${field}`;
 
-/** Dense vectors of `dimensions` (cosine), and the BM25 sparse vector with Qdrant's IDF. */
-export function createCollectionRequest(dimensions: number): Schemas["CreateCollection"] {
+/**
+ * Dense vectors of `dimensions` (cosine), and the BM25 sparse vector with Qdrant's IDF. On a
+ * cluster, `replicationFactor` copies of each shard (2 survives losing a node).
+ */
+export function createCollectionRequest(dimensions: number, replicationFactor = 1): Schemas["CreateCollection"] {
   if (!Number.isSafeInteger(dimensions) || dimensions < 1) throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
   return {
     vectors: { [VECTORS.dense]: { size: dimensions, distance: "Cosine" } },
     sparse_vectors: { [VECTORS.sparse]: { modifier: "idf" } },
+    ...(replicationFactor > 1 ? { replication_factor: replicationFactor, write_consistency_factor: 1 } : {}),
   };
 }
 

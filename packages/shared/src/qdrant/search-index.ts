@@ -23,6 +23,8 @@ export interface QdrantIndexOptions {
   collectionName?: string;
   /** Points per scroll request (default 512). */
   scrollPage?: number;
+  /** Copies of each shard when the collection is created on a cluster (default 1). */
+  replicationFactor?: number;
 }
 
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
@@ -44,6 +46,7 @@ export class QdrantSearchIndex implements SearchIndex {
   readonly #name: string;
   readonly #dimensions: number;
   readonly #scrollPage: number;
+  readonly #replicationFactor: number;
   /** The dense vector size of the collection as it exists (it may predate the configuration). */
   #denseSize: number;
   #ready: Promise<void> | null = null;
@@ -54,6 +57,7 @@ export class QdrantSearchIndex implements SearchIndex {
     this.#dimensions = options.dimensions;
     this.#denseSize = options.dimensions;
     this.#scrollPage = options.scrollPage ?? 512;
+    this.#replicationFactor = options.replicationFactor ?? 1;
     createCollectionRequest(options.dimensions); // validates the size now rather than on first use
   }
 
@@ -67,7 +71,7 @@ export class QdrantSearchIndex implements SearchIndex {
 
   /** Creates the collection and any missing payload index once per process (again after a failure). */
   #ensure(): Promise<void> {
-    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions).then((size) => {
+    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#replicationFactor).then((size) => {
       this.#denseSize = size;
     }, (err: unknown) => {
       this.#ready = null;

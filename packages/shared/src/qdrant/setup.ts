@@ -8,7 +8,7 @@ import { DimensionMismatchError } from "../embed/openai.ts";
 import { createCollectionRequest, denseSize, payloadIndexRequests } from "./schema.ts";
 
 /** Prepares the collection; returns the size of its dense vectors (an existing one keeps its own). */
-export async function prepareCollection(client: QdrantApi, name: string, dimensions: number): Promise<number> {
+export async function prepareCollection(client: QdrantApi, name: string, dimensions: number, replicationFactor = 1): Promise<number> {
   const read = () =>
     client.getCollection(name).catch((err: unknown) => {
       if (statusOf(err) === 404) return null;
@@ -17,7 +17,7 @@ export async function prepareCollection(client: QdrantApi, name: string, dimensi
   const info = await read();
   if (info === null) {
     // Another process may create it at the same moment: then its collection is as good.
-    await client.createCollection(name, createCollectionRequest(dimensions)).catch(async (err: unknown) => {
+    await client.createCollection(name, createCollectionRequest(dimensions, replicationFactor)).catch(async (err: unknown) => {
       if ((await read()) === null) throw qdrantError("create the collection", err);
     });
   }
