@@ -3,7 +3,7 @@
  * npm S3 server, SQLite index) and end-to-end indexed documents per second with one worker
  * process and with two, each from a fresh deployment, all on this one machine.
  */
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { startService, type Service } from "../test/harness.ts";
 import { cannon, fmt } from "./lib.ts";
 import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
@@ -47,9 +47,38 @@ async function ready(svc: Service, collection: string): Promise<number> {
   return c ? c.ready + c.failed : 0;
 }
 
-async function endToEnd(workers: number, blobs: Blobs, text1k: (n: number) => string, n: number): Promise<number> {
+/** Busy and total jiffies of the whole machine, from /proc/stat. */
+function machineTicks(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** CPU jiffies a process has used (user + system). */
+function processTicks(pid: number | undefined): number {
+  if (!pid) return 0;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+interface Run {
+  rate: number;
+  /** Where the machine's CPU went during the run, in cores. */
+  cores: { machine: number; api: number; workers: number };
+}
+
+async function endToEnd(workers: number, blobs: Blobs, text1k: (n: number) => string, n: number): Promise<Run> {
   const svc = await deployment(workers, blobs);
   try {
+    const m0 = machineTicks();
+    const api0 = processTicks(svc.proc.pid);
+    const w0 = svc.workers.reduce((t, w) => t + processTicks(w.pid), 0);
     const started = performance.now();
     let i = 0;
     await cannon({
@@ -60,7 +89,15 @@ async function endToEnd(workers: number, blobs: Blobs, text1k: (n: number) => st
       requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(2_000_000 + i++) }) }) }],
     });
     while ((await ready(svc, "e2e")) < n) await new Promise((r) => setTimeout(r, 200));
-    return n / ((performance.now() - started) / 1000);
+    const seconds = (performance.now() - started) / 1000;
+    const m1 = machineTicks();
+    const hz = 100;
+    const cores = {
+      machine: ((m1.busy - m0.busy) / (m1.total - m0.total)) * 2,
+      api: (processTicks(svc.proc.pid) - api0) / hz / seconds,
+      workers: (svc.workers.reduce((t, w) => t + processTicks(w.pid), 0) - w0) / hz / seconds,
+    };
+    return { rate: n / seconds, cores };
   } finally {
     await close(svc);
   }
@@ -92,9 +129,17 @@ export async function distributedFigures(text1k: (n: number) => string, echoRps:
   const viaFs = await loadRate("fs", text1k);
   console.log(`distributed load_text_to_collection, shared folder: ${fmt(viaFs)} req/s; ratio to the bare Express echo ${fmt(viaFs / echoRps, 2)}`);
   const N = 4000;
+  const where = (r: Run) =>
+    `machine CPU ${fmt(r.cores.machine, 2)} of 2 cores busy: API ${fmt(r.cores.api, 2)}, workers ${fmt(r.cores.workers, 2)}, ` +
+    `the rest Redis, the S3 server and the load generator`;
   for (const blobs of ["s3", "fs"] as const) {
     const one = await endToEnd(1, blobs, text1k, N);
     const two = await endToEnd(2, blobs, text1k, N);
-    console.log(`distributed end-to-end, ${blobs === "s3" ? "S3 server" : "shared folder"} (${fmt(N)} docs): one worker ${fmt(one)} docs/s; two workers ${fmt(two)} docs/s; ratio ${fmt(two / one, 2)} (target >= 1.3)`);
+    console.log(
+      `distributed end-to-end, ${blobs === "s3" ? "S3 server" : "shared folder"} (${fmt(N)} docs): one worker ${fmt(one.rate)} docs/s; ` +
+        `two workers ${fmt(two.rate)} docs/s; ratio ${fmt(two.rate / one.rate, 2)} (target >= 1.3)`,
+    );
+    console.log(`  one worker: ${where(one)}`);
+    console.log(`  two workers: ${where(two)}`);
   }
 }
