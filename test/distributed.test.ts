@@ -9,6 +9,8 @@ import { connect, createServer } from "node:net";
 import path from "node:path";
 import { removeDir, startService, until, type Service } from "./harness.ts";
 import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
 
 const N = 600;
 
@@ -147,4 +149,55 @@ describe("dependency outages", () => {
       removeDir(svc.dataDir);
     }
   }, 90_000);
+});
+
+describe("jobs that wait", () => {
+  it("never brings back a document deleted or replaced while its job waited", async () => {
+    const svc = await startService({ mode: "distributed", workers: 0 });
+    try {
+      const c = "waiting";
+      const load = (docId: string, text: string) =>
+        svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: docId }, json: { text } });
+      expect((await load("gone", "the deleted falcon")).status).toBe(202);
+      expect((await load("kept", "the first version osprey")).status).toBe(202);
+      expect((await load("kept", "the second version kestrel")).status).toBe(202);
+      expect((await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } })).status).toBe(200);
+
+      await svc.startWorker();
+      await until(async () => (await statuses(svc, c))?.ready === 1);
+      await new Promise((r) => setTimeout(r, 500)); // the stale jobs have run by now, or run now
+      const search = async (q: string) =>
+        (await svc.request("GET", "/get_relevant_documents", { query: { query: q, collection_names: c } })).body.results.map(
+          (h: { doc_id: string; text: string }) => `${h.doc_id}: ${h.text}`,
+        );
+      expect(await search("falcon")).toEqual([]);
+      expect(await search("osprey")).toEqual([]);
+      expect(await search("kestrel")).toEqual(["kept: the second version kestrel"]);
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.body.documents.map((d: { doc_id: string; version: number }) => [d.doc_id, d.version])).toEqual([["kept", 2]]);
+    } finally {
+      await svc.stop();
+      removeDir(svc.dataDir);
+    }
+  }, 60_000);
+
+  it("drops a malformed job payload without retrying it, and keeps working", async () => {
+    const svc = await startService({ mode: "distributed", workers: 1 });
+    const connection = new Redis(svc.env.REDIS_URL!, { maxRetriesPerRequest: null });
+    const queue = new Queue("ingest", { connection, prefix: svc.env.REDIS_PREFIX });
+    try {
+      const job = await queue.add("ingest", { collection: "x", docId: 42, version: "one" }, { jobId: "malformed-1", attempts: 5 });
+      await until(async () => (await job.getState()) === "completed");
+      const done = await queue.getJob(job.id!);
+      expect(done?.attemptsMade).toBe(1);
+      expect(svc.output).toContain("dropped a malformed ingestion job");
+      const r = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "after", wait: "true" }, json: { text: "still fine" } });
+      expect(r.body.status).toBe("ready");
+    } finally {
+      await queue.close();
+      connection.disconnect();
+      await svc.stop();
+      removeDir(svc.dataDir);
+    }
+  }, 60_000);
 });
