@@ -70,7 +70,13 @@ describe.each(MODES)("$name mode", ({ mode, env }) => {
       const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
       expect(list.body.documents).toEqual([expect.objectContaining({ doc_id: "a1b2c3", name: "runbook.md", status: "ready" })]);
       const hits = await svc.request("GET", "/get_relevant_documents", { query: { query: "gateway stalls", collection_names: c } });
-      expect(hits.body.results[0]).toMatchObject({ doc_id: "a1b2c3", collection_name: c, chunk_index: 0, metadata: { type: "runbook" } });
+      expect(hits.body.results[0]).toMatchObject({
+        doc_id: "a1b2c3",
+        collection_name: c,
+        chunk_index: 0,
+        metadata: { type: "runbook" },
+        heading_path: ["Runbook"],
+      });
     });
 
     it("takes doc_id from the query, then metadata.sys_id", async () => {

@@ -94,6 +94,10 @@ export const searchResponse = z.object({
       metadata: metadataOut,
       start: z.number().int().describe("offset of the chunk in the extracted text"),
       end: z.number().int(),
+      page: z.number().int().optional().describe("PDF page where the chunk starts"),
+      sheet: z.string().optional().describe("spreadsheet sheet"),
+      slide: z.number().int().optional().describe("presentation slide"),
+      heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
     }),
   ),
 });

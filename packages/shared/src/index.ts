@@ -10,6 +10,8 @@ export { uuidv7 } from "./uuid.ts";
 export * from "./adapters.ts";
 export * from "./ingest/index.ts";
 export * from "./embed/index.ts";
+export { citeChunks } from "./extract/citations.ts";
+export { ExtractionError, joinSections, DEFAULT_LIMITS, type Extracted, type Section, type ExtractionLimits } from "./extract/types.ts";
 export { FsBlobStore } from "./blob/fs.ts";
 export { openDatabase, CATALOG_SCHEMA, INDEX_SCHEMA } from "./sqlite/db.ts";
 export { SqliteCatalog } from "./sqlite/catalog.ts";

@@ -4,6 +4,9 @@
  */
 import type { Filter } from "./filter/index.ts";
 import type { Metadata } from "./metadata.ts";
+import type { Citation } from "./extract/citations.ts";
+
+export type { Citation } from "./extract/citations.ts";
 
 /** Raw files and texts, addressed by keys that our code builds from validated names. */
 export interface BlobStore {
@@ -106,6 +109,8 @@ export interface ChunkInput {
   start: number;
   end: number;
   vector?: number[];
+  /** Page, sheet or slide, and the heading path, for citations. */
+  citation?: Citation;
 }
 
 export interface IndexedDocument {
@@ -133,6 +138,7 @@ export interface SearchHit {
   end: number;
   score: number;
   metadata: Metadata;
+  citation?: Citation;
 }
 
 export interface FindRequest {

@@ -4,7 +4,9 @@ import {
   EmbeddingRejectedError,
   NotFoundError,
   chunkText,
+  citeChunks,
   extractText,
+  type Extracted,
   type BlobStore,
   type Catalog,
   type ChunkInput,
@@ -114,12 +116,19 @@ function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: Pipelin
     const reason = err instanceof AppError || err instanceof Error ? err.message : String(err);
     throw new DocumentFailure(`text extraction failed: ${reason}`);
   }
+  return chunked(record, { text, sections: [] }, deps);
+}
+
+/** Chunks an extracted document and gives each chunk its citation (page, sheet, slide, headings). */
+function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDeps): Prepared {
+  const { text, sections } = extracted;
   const chunks = chunkText(text, deps.chunking);
   if (chunks.length === 0) throw new DocumentFailure("no extractable text");
+  const citations = citeChunks(text, sections, chunks);
   return {
     record,
     doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text },
-    chunks: chunks.map(({ index, text: t, start, end }) => ({ index, text: t, start, end })),
+    chunks: chunks.map(({ index, text: t, start, end }, i) => ({ index, text: t, start, end, citation: citations[i] })),
   };
 }
 

@@ -55,6 +55,10 @@ export function searchRoutes(ctx: AppContext): Router {
         metadata: h.metadata,
         start: h.start,
         end: h.end,
+        ...(h.citation?.page !== undefined ? { page: h.citation.page } : {}),
+        ...(h.citation?.sheet !== undefined ? { sheet: h.citation.sheet } : {}),
+        ...(h.citation?.slide !== undefined ? { slide: h.citation.slide } : {}),
+        ...(h.citation?.headingPath ? { heading_path: h.citation.headingPath } : {}),
       })),
     });
   };

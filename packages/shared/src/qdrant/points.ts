@@ -61,7 +61,14 @@ function basePayload(doc: IndexedDocument, kind: Kind): Payload {
 }
 
 export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput, kind: Kind = KIND.chunk): Payload {
-  return { ...basePayload(doc, kind), [KEY.chunkIndex]: chunk.index, start: chunk.start, end: chunk.end, [KEY.text]: chunk.text };
+  return {
+    ...basePayload(doc, kind),
+    [KEY.chunkIndex]: chunk.index,
+    start: chunk.start,
+    end: chunk.end,
+    [KEY.text]: chunk.text,
+    ...(chunk.citation && Object.keys(chunk.citation).length > 0 ? { cite: chunk.citation } : {}),
+  };
 }
 
 export function documentPayload(doc: IndexedDocument, kind: Kind = KIND.document): Payload {
@@ -114,6 +121,7 @@ export function hitOf(point: { payload?: Payload | null; score: number }): Searc
     end: field(p, "end", "number"),
     score: point.score,
     metadata: metadataOf(p),
+    ...(p && typeof p.cite === "object" && p.cite !== null ? { citation: p.cite as SearchHit["citation"] } : {}),
   };
 }
 

@@ -62,7 +62,8 @@ CREATE TABLE IF NOT EXISTS chunks (
   doc INTEGER NOT NULL,
   chunk_index INTEGER NOT NULL,
   start INTEGER NOT NULL,
-  "end" INTEGER NOT NULL
+  "end" INTEGER NOT NULL,
+  cite TEXT
 );
 CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, chunk_index);
 

@@ -40,6 +40,9 @@ export class SqliteSearchIndex implements SearchIndex {
 
   constructor(db: Db) {
     this.#db = db;
+    // Indexes made before chunks had citations get the column.
+    const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('chunks')").all();
+    if (!columns.some((c) => c.name === "cite")) db.exec("ALTER TABLE chunks ADD COLUMN cite TEXT");
     this.#stmt = {
       current: db.prepare<[string, string], { id: number; version: number }>(
         "SELECT id, version FROM indexed_docs WHERE collection = ? AND doc_id = ?",
@@ -51,7 +54,9 @@ export class SqliteSearchIndex implements SearchIndex {
       deleteDoc: db.prepare<[number]>("DELETE FROM indexed_docs WHERE id = ?"),
       chunkIds: db.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE doc = ?"),
       deleteChunks: db.prepare<[number]>("DELETE FROM chunks WHERE doc = ?"),
-      insertChunk: db.prepare<[number, number, number, number]>('INSERT INTO chunks (doc, chunk_index, start, "end") VALUES (?, ?, ?, ?)'),
+      insertChunk: db.prepare<[number, number, number, number, string | null]>(
+        'INSERT INTO chunks (doc, chunk_index, start, "end", cite) VALUES (?, ?, ?, ?, ?)',
+      ),
       table: db.prepare<[string], { id: number }>("SELECT id FROM fts_tables WHERE collection = ?"),
       addTable: db.prepare<[string]>("INSERT INTO fts_tables (collection) VALUES (?)"),
       dropTable: db.prepare<[string]>("DELETE FROM fts_tables WHERE collection = ?"),
@@ -99,7 +104,8 @@ export class SqliteSearchIndex implements SearchIndex {
     }
     const insertText = this.#prepare(`INSERT INTO ${table} (rowid, text) VALUES (?, ?)`);
     for (const chunk of chunks) {
-      const chunkId = this.#stmt.insertChunk.run(id, chunk.index, chunk.start, chunk.end).lastInsertRowid;
+      const cite = chunk.citation && Object.keys(chunk.citation).length > 0 ? JSON.stringify(chunk.citation) : null;
+      const chunkId = this.#stmt.insertChunk.run(id, chunk.index, chunk.start, chunk.end, cite).lastInsertRowid;
       insertText.run(chunkId, chunk.text);
       if (chunk.vector) {
         this.#checkDimensions(chunk.vector.length);
@@ -218,9 +224,11 @@ export class SqliteSearchIndex implements SearchIndex {
     if (ranked.length === 0) return [];
     const ids = ranked.map((r) => r.id);
     const rows = this.#prepare(
-      `SELECT c.id, c.chunk_index, c.start, c."end", d.collection, d.doc_id, d.metadata
+      `SELECT c.id, c.chunk_index, c.start, c."end", c.cite, d.collection, d.doc_id, d.metadata
        FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE c.id IN (${ids.map(() => "?").join(", ")})`,
-    ).all(...ids) as { id: number; chunk_index: number; start: number; end: number; collection: string; doc_id: string; metadata: string }[];
+    ).all(...ids) as {
+      id: number; chunk_index: number; start: number; end: number; cite: string | null; collection: string; doc_id: string; metadata: string;
+    }[];
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ranked.flatMap(({ id, score }) => {
       const r = byId.get(id);
@@ -236,6 +244,7 @@ export class SqliteSearchIndex implements SearchIndex {
         end: r.end,
         score,
         metadata: JSON.parse(r.metadata) as Metadata,
+        ...(r.cite ? { citation: JSON.parse(r.cite) as SearchHit["citation"] } : {}),
       }];
     });
   }
