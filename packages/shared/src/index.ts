@@ -11,6 +11,7 @@ export * from "./adapters.ts";
 export * from "./ingest/index.ts";
 export * from "./embed/index.ts";
 export { citeChunks } from "./extract/citations.ts";
+export { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox } from "./extract/sandbox.ts";
 export { ExtractionError, joinSections, DEFAULT_LIMITS, type Extracted, type Section, type ExtractionLimits } from "./extract/types.ts";
 export { FsBlobStore } from "./blob/fs.ts";
 export { openDatabase, CATALOG_SCHEMA, INDEX_SCHEMA } from "./sqlite/db.ts";

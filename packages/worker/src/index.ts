@@ -3,6 +3,7 @@ import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
 export { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
+export { createExtractor } from "./extractor.ts";
 
 /** Consumes ingestion jobs from any queue adapter with the ingestion pipeline. */
 export function startWorker(queue: JobQueue, deps: PipelineDeps): { stop(): Promise<void> } {

@@ -5,6 +5,7 @@
  */
 import { ConfigError, createLogger, createServices, loadConfig } from "@docstore/shared";
 import { startWorker } from "./index.ts";
+import { createExtractor } from "./extractor.ts";
 
 function configOrExit() {
   try {
@@ -25,11 +26,13 @@ function configOrExit() {
 const config = configOrExit();
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger);
+const extractor = createExtractor(config);
 const worker = startWorker(services.queue, {
   catalog: services.catalog,
   blobs: services.blobs,
   index: services.index,
   embedder: services.embedder,
+  extractor,
   logger,
   chunking: config.ingest,
 });
@@ -47,6 +50,7 @@ async function shutdown(signal: string) {
   }, config.shutdownTimeoutMs);
   force.unref();
   await worker.stop();
+  await extractor.close();
   await services.close();
   process.exit(0);
 }

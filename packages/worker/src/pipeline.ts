@@ -5,7 +5,9 @@ import {
   NotFoundError,
   chunkText,
   citeChunks,
+  ExtractionError,
   extractText,
+  joinSections,
   type Extracted,
   type BlobStore,
   type Catalog,
@@ -24,6 +26,8 @@ export interface PipelineDeps {
   blobs: BlobStore;
   index: SearchIndex;
   embedder?: Embedder | null;
+  /** Runs extractors isolated and timed (a worker-thread sandbox). */
+  extractor: { extract(bytes: Uint8Array, type: string): Promise<Extracted> };
   logger: Logger;
   chunking: { chunkTokens: number; overlapTokens: number };
 }
@@ -60,16 +64,19 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
   const loaded = await Promise.all(jobs.map((job) => load(job, deps)));
   const prepared: Prepared[] = [];
   const failures: Promise<boolean>[] = [];
-  for (const item of loaded) {
+  const outcomes = await Promise.allSettled(loaded.map((item) => (item ? prepare(item.record, item.bytes, deps) : null)));
+  for (const [i, outcome] of outcomes.entries()) {
+    const item = loaded[i];
     if (!item) continue;
     const { record } = item;
-    try {
-      prepared.push(prepare(record, item.bytes, deps));
-    } catch (err) {
-      if (!(err instanceof DocumentFailure)) throw err;
-      deps.logger.warn({ collection: record.collection, docId: record.docId, reason: err.message }, "document failed");
-      failures.push(deps.catalog.markFailed(record.collection, record.docId, record.version, err.message));
+    if (outcome.status === "fulfilled") {
+      if (outcome.value) prepared.push(outcome.value);
+      continue;
     }
+    const err = outcome.reason as unknown;
+    if (!(err instanceof DocumentFailure)) throw err;
+    deps.logger.warn({ collection: record.collection, docId: record.docId, reason: err.message }, "document failed");
+    failures.push(deps.catalog.markFailed(record.collection, record.docId, record.version, err.message));
   }
   await Promise.all(failures);
   if (prepared.length === 0) return;
@@ -107,16 +114,22 @@ async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: Docum
   }
 }
 
-function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: PipelineDeps): Prepared {
+/** Plain text and Markdown are only decoded: no parser to hang or crash, so no sandbox trip. */
+const DECODE_ONLY = new Set(["text/plain", "text/markdown"]);
+
+async function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: PipelineDeps): Promise<Prepared> {
   if (bytes === null) throw new DocumentFailure("raw content missing from the blob store");
-  let text: string;
+  let extracted: Extracted;
   try {
-    text = extractText(bytes, record.contentType as SupportedType);
+    extracted = DECODE_ONLY.has(record.contentType)
+      ? joinSections([{ text: extractText(bytes, record.contentType as SupportedType), at: {} }])
+      : await deps.extractor.extract(bytes, record.contentType);
   } catch (err) {
-    const reason = err instanceof AppError || err instanceof Error ? err.message : String(err);
-    throw new DocumentFailure(`text extraction failed: ${reason}`);
+    if (err instanceof ExtractionError) throw new DocumentFailure(err.message);
+    if (err instanceof AppError && err.status < 500) throw new DocumentFailure(`text extraction failed: ${err.message}`);
+    throw err;
   }
-  return chunked(record, { text, sections: [] }, deps);
+  return chunked(record, extracted, deps);
 }
 
 /** Chunks an extracted document and gives each chunk its citation (page, sheet, slide, headings). */

@@ -6,6 +6,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import { setPriority } from "node:os";
 import { LocalQueue, createLogger, createServices, loadConfig, type Env } from "@docstore/shared";
 import { startWorker } from "./index.ts";
+import { createExtractor } from "./extractor.ts";
 import { remoteWritesCatalog } from "./catalog-rpc.ts";
 
 const port = parentPort!;
@@ -22,6 +23,7 @@ try {
 }
 
 const services = createServices(config, logger);
+const extractor = createExtractor(config);
 const catalog = remoteWritesCatalog(port, services.catalog);
 const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
 const worker = startWorker(queue, {
@@ -29,6 +31,7 @@ const worker = startWorker(queue, {
   blobs: services.blobs,
   index: services.index,
   embedder: services.embedder,
+  extractor,
   logger,
   chunking: config.ingest,
 });
@@ -49,6 +52,7 @@ port.on("message", (message: unknown) => {
     void (async () => {
       clearInterval(maintenance);
       await worker.stop();
+      await extractor.close();
       await services.close();
       port.postMessage("stopped");
       port.close();

@@ -1,6 +1,7 @@
 /**
- * PDFs made on the fly for tests and the benchmark, with pdf-lib: real text layers (Helvetica,
- * WinAnsi characters only), so an extractor reads them as it would a word processor's export.
+ * PDFs made on the fly for tests and the benchmark, with pdf-lib: real text layers in
+ * Helvetica, so an extractor reads them as it would a word processor's export. Helvetica's
+ * encoding (WinAnsi) has no Greek, CJK or emoji: characters it cannot encode are drawn as "?".
  */
 import { PDFDocument, StandardFonts, rgb, type PDFFont } from "pdf-lib";
 import { deflateSync, crc32 } from "node:zlib";
@@ -17,15 +18,18 @@ const MIN_SIZE = 4;
 
 /**
  * One PDF page per entry of `pages`, each a list of lines; a line longer than the page is
- * wrapped at spaces, and an empty line leaves a blank line (a paragraph break). The font size
- * is the largest (11 pt down to 4 pt) at which the page's wrapped lines fit.
+ * wrapped at spaces (one holding "\n" is several lines), and an empty line leaves a blank line
+ * (a paragraph break). The font size is the largest (11 pt down to 4 pt) at which the page's
+ * wrapped lines fit; a page that does not fit at 4 pt is a RangeError.
  */
 export async function makePdf(pages: string[][]): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
   const font = await doc.embedFont(StandardFonts.Helvetica);
   const measure = widthAtOnePoint(font);
+  const encodable = new Set(font.getCharacterSet());
+  const clean = (line: string) => [...line.replace(/\t/g, " ")].map((c) => (encodable.has(c.codePointAt(0)!) ? c : "?")).join("");
   pages.forEach((lines, i) => {
-    const { size, wrapped } = fit(lines, measure, i + 1);
+    const { size, wrapped } = fit(lines.flatMap((line) => line.split(/\r\n|\r|\n/)).map(clean), measure, i + 1);
     const page = doc.addPage(PAGE);
     if (wrapped.length === 0) return;
     page.drawText(wrapped.join("\n"), { x: MARGIN, y: PAGE[1] - MARGIN - size, size, font, lineHeight: size * LEADING });
@@ -41,6 +45,37 @@ export async function makeScannedPdf(): Promise<Uint8Array> {
   page.drawImage(image, { x: MARGIN, y: MARGIN, width: WIDTH, height: HEIGHT });
   page.drawRectangle({ x: MARGIN, y: MARGIN, width: WIDTH, height: HEIGHT, borderColor: rgb(0, 0, 0), borderWidth: 1 });
   return doc.save();
+}
+
+/**
+ * A one-page PDF showing `text` in a Japanese font that is not embedded, its codes mapped by a
+ * predefined CMap (UniJIS-UCS2-H: the codes are UCS-2), as older Japanese office software
+ * writes them. A reader needs its CMap files to get Unicode back. Written by hand: pdf-lib
+ * only embeds fonts. `text` must lie in the Basic Multilingual Plane.
+ */
+export function makeCjkPdf(text: string): Uint8Array {
+  const hex = [...text].map((c) => c.charCodeAt(0).toString(16).padStart(4, "0")).join("");
+  const content = `BT /F1 12 Tf 36 720 Td <${hex}> Tj ET`;
+  const objects = [
+    "<< /Type /Catalog /Pages 2 0 R >>",
+    "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+    "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+    `<< /Length ${content.length} >>\nstream\n${content}\nendstream`,
+    "<< /Type /Font /Subtype /Type0 /BaseFont /HeiseiMin-W3 /Encoding /UniJIS-UCS2-H /DescendantFonts [6 0 R] >>",
+    "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /HeiseiMin-W3 /CIDSystemInfo << /Registry (Adobe) /Ordering (Japan1) /Supplement 2 >> /FontDescriptor 7 0 R >>",
+    "<< /Type /FontDescriptor /FontName /HeiseiMin-W3 /Flags 4 /FontBBox [0 -200 1000 900] /ItalicAngle 0 /Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>",
+  ];
+  let pdf = "%PDF-1.4\n";
+  const offsets = objects.map((body, i) => {
+    const at = pdf.length;
+    pdf += `${i + 1} 0 obj\n${body}\nendobj\n`;
+    return at;
+  });
+  const xref = pdf.length;
+  pdf += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  pdf += offsets.map((at) => `${String(at).padStart(10, "0")} 00000 n \n`).join("");
+  pdf += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return new TextEncoder().encode(pdf); // all ASCII, so offsets in characters are offsets in bytes
 }
 
 function widthAtOnePoint(font: PDFFont): (word: string) => number {

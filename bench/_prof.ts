@@ -1,0 +1,30 @@
+import { Document, HeadingLevel, Packer, Paragraph, TextRun } from "docx";
+import { extractDocx } from "../packages/shared/src/extract/docx.ts";
+import { DEFAULT_LIMITS } from "../packages/shared/src/extract/types.ts";
+import { readZip } from "../packages/shared/src/extract/zip.ts";
+import { decodeXml, scanXml } from "../packages/shared/src/extract/xml.ts";
+const children = [];
+for (let i = 0; i < 3000; i++) { children.push(new Paragraph({ children: [new TextRun({ text: "hello world this is a sentence of prose. ".repeat(3), bold: i % 3 == 0 }), new TextRun("more text here and there. ")] })); if (i % 20 == 0) children.push(new Paragraph({ text: "Heading", heading: HeadingLevel.HEADING_1 })); }
+const docx = new Uint8Array(await Packer.toBuffer(new Document({ sections: [{ children }] })));
+const t = (label: string, f: () => unknown) => { f(); const s = performance.now(); for (let i = 0; i < 10; i++) f(); console.log(label, ((performance.now() - s) / 10).toFixed(2), "ms"); };
+const xmlBytes = readZip(docx, DEFAULT_LIMITS, (n) => n === "word/document.xml").get("word/document.xml")!;
+const xml = decodeXml(xmlBytes);
+console.log("xml MB", (xmlBytes.length / 1048576).toFixed(2));
+t("readZip", () => readZip(docx, DEFAULT_LIMITS, (n) => n === "word/document.xml"));
+t("decode", () => decodeXml(xmlBytes));
+t("scan only", () => scanXml(xml, {}));
+t("scan with open", () => scanXml(xml, { open() {}, close() {}, text() {} }));
+t("extractDocx", () => extractDocx(docx));
+const { inflateSync, Inflate } = await import("../packages/shared/node_modules/fflate/esm/index.mjs" as string);
+// locate compressed data via central directory through a hack: re-zip
+const { zipSync, unzipSync } = await import("../packages/shared/node_modules/fflate/esm/index.mjs" as string);
+const raw = (await import("node:zlib")).deflateRawSync(xmlBytes);
+console.log("compressed", raw.length);
+t("inflateSync", () => inflateSync(raw));
+t("zlib", () => (globalThis as any).zlib);
+const zlib = await import("node:zlib");
+t("node zlib inflateRawSync", () => zlib.inflateRawSync(raw));
+for (const step of [4096, 16384, 65536]) t("Inflate stream " + step, () => { const inf = new Inflate(() => {}); for (let at = 0; at < raw.length; at += step) inf.push(raw.subarray(at, at + step), at + step >= raw.length); });
+t("readZip", () => readZip(docx, DEFAULT_LIMITS, (n) => n === "word/document.xml"));
+t("scan only", () => scanXml(xml, {}));
+t("extractDocx", () => extractDocx(docx));
