@@ -95,7 +95,7 @@ console.log(
   `extractDocx, 200 pages (${docxText.split(/\s+/).length} words): file ${fmt(docx.length / MB, 2)} MB, ` +
     `document.xml ${fmt(documentXml.length / MB, 2)} MB, text ${fmt(docxText.length / MB, 2)} MB; ` +
     `${fmt(docxMs)} ms median; ${fmt(docx.length / MB / (docxMs / 1000))} MB/s of file, ` +
-    `${fmt(documentXml.length / MB / (docxMs / 1000))} MB/s of XML`,
+    `${fmt(documentXml.length / MB / (docxMs / 1000))} MB/s of XML, ${fmt(docxText.length / MB / (docxMs / 1000))} MB/s of text`,
 );
 
 const html = htmlPage(5 * MB);
@@ -103,5 +103,5 @@ const htmlText = extractText(html, "text/html");
 const htmlMs = time(() => extractText(html, "text/html"), 5);
 console.log(
   `extractText(text/html): page ${fmt(html.length / MB, 2)} MB, text ${fmt(htmlText.length / MB, 2)} MB; ` +
-    `${fmt(htmlMs)} ms median; ${fmt(html.length / MB / (htmlMs / 1000))} MB/s`,
+    `${fmt(htmlMs)} ms median; ${fmt(html.length / MB / (htmlMs / 1000))} MB/s of HTML, ${fmt(htmlText.length / MB / (htmlMs / 1000))} MB/s of text`,
 );

@@ -54,7 +54,7 @@ export class Blocks {
       if (text) cells[cells.length - 1] = joinWith(cells.at(-1)!, " ", text);
       return;
     }
-    const text = this.text.replace(/[ \t]*\n[ \t]*/g, "\n").trim();
+    const text = (this.text.includes("\n") ? this.text.replace(/[ \t]*\n[ \t]*/g, "\n") : this.text).trim();
     if (!text) return;
     const level = Math.min(Math.max(Math.trunc(kind.heading ?? 0), 0), 6);
     if (level > 0) this.out.push(`${"#".repeat(level)} ${text.replace(/\s+/g, " ")}`);

@@ -9,6 +9,7 @@ import { extractText } from "../ingest/extract.ts";
 import { isSupportedType, type SupportedType } from "../ingest/types.ts";
 import { extractEml } from "./eml.ts";
 import { extractRtf } from "./rtf.ts";
+import { extractPdf } from "./pdf.ts";
 import { ExtractionError, joinSections, type Extracted, type ExtractionLimits } from "./types.ts";
 
 /** `limits` bound what ZIP-based formats may unpack; the formats handled so far need none. */
@@ -18,6 +19,8 @@ export async function extract(bytes: Uint8Array, type: string, limits: Extractio
       return extractRtf(bytes);
     case "message/rfc822":
       return extractEml(bytes);
+    case "application/pdf":
+      return extractPdf(bytes);
     default:
       if (isSupportedType(type)) return fromText(bytes, type);
       throw new ExtractionError(`no extractor for ${type}`);

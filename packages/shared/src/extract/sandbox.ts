@@ -90,7 +90,9 @@ export function createExtractionSandbox(options: SandboxOptions): ExtractionSand
   function spawn(): Slot {
     const worker = new Worker(WORKER_SCRIPT, {
       workerData,
-      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? 512 },
+      // A small young generation: pdf.js allocates briskly, and V8 would otherwise reserve
+      // some 128 MB for short-lived objects on a large machine.
+      resourceLimits: { maxOldGenerationSizeMb: options.maxOldGenerationSizeMb ?? 512, maxYoungGenerationSizeMb: 32 },
     });
     worker.unref(); // an idle pool must not keep the process alive; a running job's timer does
     const slot: Slot = { worker };

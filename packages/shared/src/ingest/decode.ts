@@ -3,7 +3,10 @@
  * it say?") both go through `decodeText`, so they can never disagree about a file.
  */
 
-export type TextEncodingName = "utf-8" | "utf-16le" | "utf-16be" | "windows-1252";
+import { decodeLegacy } from "../extract/encoding.ts";
+
+/** "utf-8", "utf-16le", "utf-16be", or the legacy 8-bit encoding detected (e.g. "windows-1251"). */
+export type TextEncodingName = string;
 
 export interface DecodedText {
   /** The text without its byte order mark, with CRLF and lone CR turned into LF. */
@@ -16,7 +19,6 @@ export interface DecodedText {
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 const utf16le = new TextDecoder("utf-16le", { fatal: true });
 const utf16be = new TextDecoder("utf-16be", { fatal: true });
-const windows1252 = new TextDecoder("windows-1252");
 
 /** The text in `bytes`, or undefined when they are not text (binary, or an encoding we cannot tell). */
 export function decodeText(bytes: Uint8Array): DecodedText | undefined {
@@ -27,10 +29,12 @@ export function decodeText(bytes: Uint8Array): DecodedText | undefined {
   try {
     return { text: normaliseNewlines(utf8.decode(bytes)), encoding: "utf-8" };
   } catch {
-    // Not UTF-8: maybe a legacy single-byte file (Excel's CSV export on Windows is the usual one).
+    // Not UTF-8: maybe a legacy 8-bit file (Excel's CSV export on Windows, old Cyrillic or
+    // Western European texts); which code page is detected from the byte statistics.
   }
-  if (isPlausibleWindows1252(bytes)) {
-    return { text: normaliseNewlines(windows1252.decode(bytes)), encoding: "windows-1252" };
+  if (isPlausibleSingleByteText(bytes)) {
+    const { text, encoding } = decodeLegacy(bytes);
+    return { text: normaliseNewlines(text), encoding };
   }
   return undefined;
 }
@@ -51,14 +55,13 @@ function decodeUtf16(bytes: Uint8Array, decoder: typeof utf16le, encoding: TextE
 }
 
 /**
- * A single-byte text file has no control bytes besides tab, newline, form feed and carriage
- * return, and none of the five bytes windows-1252 leaves undefined. Binary data of any length
- * almost never passes: about one byte in seven fails the test.
+ * A legacy 8-bit text file has no control bytes besides tab, newline, form feed and carriage
+ * return. Binary data of any length almost never passes: about one byte in eight fails.
  */
-function isPlausibleWindows1252(bytes: Uint8Array): boolean {
+function isPlausibleSingleByteText(bytes: Uint8Array): boolean {
   for (const b of bytes) {
     if (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0c && b !== 0x0d) return false;
-    if (b === 0x7f || b === 0x81 || b === 0x8d || b === 0x8f || b === 0x90 || b === 0x9d) return false;
+    if (b === 0x7f) return false;
   }
   return true;
 }

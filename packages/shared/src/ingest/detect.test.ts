@@ -28,13 +28,31 @@ function refusal(input: Parameters<typeof detectType>[0]): UnsupportedMediaTypeE
   throw new Error("expected detectType to refuse the input");
 }
 
-describe("detectType: binary formats are refused by name", () => {
+describe("detectType: formats with an extractor are known by their bytes", () => {
   const cases: Array<[string, Uint8Array, string?]> = [
     ["application/pdf", utf8("%PDF-1.7\n%âãÏÓ\n1 0 obj")],
     ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", zip(zipEntry("[Content_Types].xml", "<Types/>"), zipEntry("word/document.xml", "<w/>"))],
     ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", zip(zipEntry("[Content_Types].xml"), zipEntry("xl/workbook.xml"))],
     ["application/vnd.openxmlformats-officedocument.presentationml.presentation", zip(zipEntry("ppt/presentation.xml"))],
     ["application/vnd.oasis.opendocument.text", zip(zipEntry("mimetype", "application/vnd.oasis.opendocument.text"), zipEntry("content.xml"))],
+    ["application/rtf", utf8("{\\rtf1\\ansi Hello}")],
+  ];
+  for (const [type, data] of cases) {
+    it(`accepts ${type}`, () => {
+      expect(detectType({ bytes: data, filename: "whatever.txt", declaredType: "text/plain" })).toBe(type);
+    });
+  }
+
+  it("knows an e-mail by its extension, its declared type or its header lines", () => {
+    const mail = utf8("From: a@example.com\nTo: b@example.com\nSubject: hi\n\nHello");
+    expect(detectType({ bytes: mail })).toBe("message/rfc822");
+    expect(detectType({ bytes: utf8("hello"), filename: "m.eml" })).toBe("message/rfc822");
+    expect(detectType({ bytes: utf8("Note: not a mail\nReally: no\n\ntext") })).toBe("text/plain");
+  });
+});
+
+describe("detectType: other binary formats are refused by name", () => {
+  const cases: Array<[string, Uint8Array, string?]> = [
     ["application/epub+zip", zip(zipEntry("mimetype", "application/epub+zip"))],
     ["application/zip", zip(zipEntry("notes.txt", "hello"))],
     ["application/msword", bytes(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0), "old.DOC"],
@@ -47,7 +65,6 @@ describe("detectType: binary formats are refused by name", () => {
     ["application/x-executable", bytes(0x7f, "ELF", 2, 1, 1, 0)],
     ["application/vnd.sqlite3", bytes("SQLite format 3", 0, 0x10, 0)],
     ["video/mp4", bytes(0, 0, 0, 0x20, "ftypisom", 0, 0, 2, 0)],
-    ["application/rtf", utf8("{\\rtf1\\ansi Hello}")],
   ];
   for (const [type, data, filename] of cases) {
     it(`refuses ${type}`, () => {
@@ -59,8 +76,8 @@ describe("detectType: binary formats are refused by name", () => {
   }
 
   it("trusts the bytes over the filename and the declared type", () => {
-    const error = refusal({ bytes: utf8("%PDF-1.4 ..."), filename: "notes.txt", declaredType: "text/plain" });
-    expect(error.message).toBe("unsupported file type application/pdf");
+    const error = refusal({ bytes: bytes(0x89, "PNG", 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, "IHDR"), filename: "notes.txt", declaredType: "text/plain" });
+    expect(error.message).toBe("unsupported file type image/png");
   });
 
   it("refuses binary data of no known type", () => {

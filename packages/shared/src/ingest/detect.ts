@@ -6,7 +6,7 @@
 import { UnsupportedMediaTypeError } from "../errors.ts";
 import { decodeText } from "./decode.ts";
 import { sniffBinary, type TypeHints } from "./magic.ts";
-import type { SupportedType } from "./types.ts";
+import { isSupportedType, type SupportedType } from "./types.ts";
 
 export interface DetectInput {
   bytes: Uint8Array;
@@ -26,6 +26,7 @@ const BY_EXTENSION: Record<string, SupportedType> = {
   jsonl: "application/x-ndjson",
   csv: "text/csv",
   tsv: "text/csv",
+  eml: "message/rfc822",
 };
 
 const BY_DECLARED_TYPE: Record<string, SupportedType> = {
@@ -42,6 +43,7 @@ const BY_DECLARED_TYPE: Record<string, SupportedType> = {
   "application/jsonlines": "application/x-ndjson",
   "text/csv": "text/csv",
   "application/csv": "text/csv",
+  "message/rfc822": "message/rfc822",
   "text/x-csv": "text/csv",
   "text/tab-separated-values": "text/csv",
   // Browsers on Windows declare .csv files with Excel's type; a real .xls is binary and was refused.
@@ -54,6 +56,9 @@ export function detectType(input: DetectInput): SupportedType {
     declaredType: mediaTypeOf(input.declaredType),
   };
   const binary = sniffBinary(input.bytes, hints);
+  // A format with an extractor (PDF, Office, RTF) is taken by its bytes alone; the extractor
+  // then fails the document with a reason if the file is damaged.
+  if (binary && isSupportedType(binary.type)) return binary.type;
   if (binary && !binary.weak) throw unsupported(binary.type);
   const decoded = decodeText(input.bytes);
   if (decoded === undefined) {
@@ -81,8 +86,19 @@ function textType(text: string, hints: TypeHints): SupportedType {
 
 const HTML_START = /^\s*(?:<\?xml[^>]*>\s*)?(?:<!--[\s\S]*?-->\s*)*<(?:!doctype\s+html|html)[\s>]/i;
 
+/** An e-mail starts with header lines ("Name: value") and has some of these among them. */
+const MAIL_HEADERS = /^(?:from|to|subject|date|received|return-path|message-id|mime-version|delivered-to):/im;
+
+function looksLikeEmail(text: string): boolean {
+  const head = text.slice(0, 8192).split(/\n\s*\n/, 1)[0] ?? "";
+  const lines = head.split("\n").filter((l) => l.trim() !== "");
+  if (lines.length < 2 || !lines.every((l) => /^[!-9;-~]+:/.test(l) || /^[ \t]/.test(l))) return false;
+  return lines.filter((l) => MAIL_HEADERS.test(l)).length >= 2;
+}
+
 function sniffText(text: string): SupportedType | undefined {
   if (HTML_START.test(text.slice(0, 4096))) return "text/html";
+  if (looksLikeEmail(text)) return "message/rfc822";
   // Only an object or array counts: a file holding just `42` or `true` is plain text to a reader.
   const first = /\S/.exec(text)?.[0];
   if (first !== "{" && first !== "[") return undefined;

@@ -30,10 +30,8 @@ function render(text: string, type: SupportedType): string {
       return renderNdjson(text);
     case "text/csv":
       return renderCsv(text);
-    default: {
-      // Reached only if a caller bypasses the types, e.g. with a type read back from storage.
-      const unknown: never = type;
-      throw new UnsupportedMediaTypeError(`unsupported file type ${String(unknown)}`, String(unknown));
-    }
+    default:
+      // Documents (PDF, Office, RTF, e-mail) are read by the extractors in extract/, in the sandbox.
+      throw new UnsupportedMediaTypeError(`not a text format: ${type}`, type);
   }
 }

@@ -1,6 +1,6 @@
 /**
  * Binary formats recognised by their leading bytes ("magic numbers"). They are refused for now
- * (PDF and DOCX extraction arrive later), but the refusal names what the file really is.
+ * (those with an extractor are accepted by detect.ts), and a refusal names what the file is.
  *
  * A "weak" signature is short or printable enough to begin an ordinary text file ("BM", "MZ",
  * "ID3"); it only counts when the bytes are not text.

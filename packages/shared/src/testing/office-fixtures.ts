@@ -191,6 +191,14 @@ interface ZipEntry {
   crc: number;
 }
 
+/** Little-endian fields, each a value and its width in bytes. */
+function le(...fields: [number, 2 | 4][]): Buffer {
+  const out = Buffer.alloc(fields.reduce((sum, [, width]) => sum + width, 0));
+  let at = 0;
+  for (const [value, width] of fields) at = width === 2 ? out.writeUInt16LE(value, at) : out.writeUInt32LE(value, at);
+  return out;
+}
+
 const stored = (name: string, data: Uint8Array): ZipEntry => ({ name, method: 0, data, size: data.length, crc: crc32(data) });
 
 // A plain ZIP writer, since fflate's would not let the headers lie. Without ZIP64 the 16-bit
@@ -201,31 +209,16 @@ function writeZip(entries: ZipEntry[]): Uint8Array {
   let offset = 0;
   for (const entry of entries) {
     const name = strToU8(entry.name);
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(entry.method, 8);
-    local.writeUInt16LE(33, 12); // 1980-01-01
-    local.writeUInt32LE(entry.crc >>> 0, 14);
-    local.writeUInt32LE(entry.data.length, 18);
-    local.writeUInt32LE(entry.size, 22);
-    local.writeUInt16LE(name.length, 26);
-    const header = Buffer.alloc(46);
-    header.writeUInt32LE(0x02014b50, 0);
-    header.writeUInt16LE(20, 4);
-    local.copy(header, 6, 4, 30); // version needed .. name length are the same fields
-    header.writeUInt32LE(offset, 42);
+    // Version 2.0, UTF-8 names, dated 1980-01-01.
+    const local = le([0x04034b50, 4], [20, 2], [0x0800, 2], [entry.method, 2], [0, 2], [33, 2], [entry.crc >>> 0, 4], [entry.data.length, 4], [entry.size, 4], [name.length, 2], [0, 2]);
+    // The central record repeats the local fields from "version needed" on, then says where.
+    const header = Buffer.concat([le([0x02014b50, 4], [20, 2]), local.subarray(4), le([0, 2], [0, 2], [0, 2], [0, 4], [offset, 4])]);
     locals.push(local, name, entry.data);
     central.push(header, name);
-    offset += 30 + name.length + entry.data.length;
+    offset += local.length + name.length + entry.data.length;
   }
   const size = central.reduce((sum, part) => sum + part.length, 0);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(Math.min(entries.length, 0xffff), 8);
-  end.writeUInt16LE(Math.min(entries.length, 0xffff), 10);
-  end.writeUInt32LE(size, 12);
-  end.writeUInt32LE(offset, 16);
+  const count = Math.min(entries.length, 0xffff);
+  const end = le([0x06054b50, 4], [0, 2], [0, 2], [count, 2], [count, 2], [size, 4], [offset, 4], [0, 2]);
   return new Uint8Array(Buffer.concat([...locals, ...central, end]));
 }
