@@ -135,7 +135,12 @@ async function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: P
 /** Chunks an extracted document and gives each chunk its citation (page, sheet, slide, headings). */
 function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDeps): Prepared {
   const { text, sections } = extracted;
-  const chunks = chunkText(text, deps.chunking);
+  // A chunk never spans two pages, sheets or slides, so each cites exactly one.
+  const chunks = sections.length === 0
+    ? chunkText(text, deps.chunking)
+    : sections.flatMap((s) =>
+        chunkText(text.slice(s.start, s.end), deps.chunking).map((c) => ({ ...c, start: c.start + s.start, end: c.end + s.start })),
+      ).map((c, index) => ({ ...c, index }));
   if (chunks.length === 0) throw new DocumentFailure("no extractable text");
   const citations = citeChunks(text, sections, chunks);
   return {

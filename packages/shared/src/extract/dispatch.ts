@@ -10,9 +10,13 @@ import { isSupportedType, type SupportedType } from "../ingest/types.ts";
 import { extractEml } from "./eml.ts";
 import { extractRtf } from "./rtf.ts";
 import { extractPdf } from "./pdf.ts";
+import { extractDocx } from "./docx.ts";
+import { extractXlsx } from "./xlsx.ts";
+import { extractPptx } from "./pptx.ts";
+import { extractOdt } from "./odt.ts";
 import { ExtractionError, joinSections, type Extracted, type ExtractionLimits } from "./types.ts";
 
-/** `limits` bound what ZIP-based formats may unpack; the formats handled so far need none. */
+/** `limits` bound what ZIP-based formats (DOCX, XLSX, PPTX, ODT) may unpack. */
 export async function extract(bytes: Uint8Array, type: string, limits: ExtractionLimits): Promise<Extracted> {
   switch (type) {
     case "application/rtf":
@@ -21,6 +25,14 @@ export async function extract(bytes: Uint8Array, type: string, limits: Extractio
       return extractEml(bytes);
     case "application/pdf":
       return extractPdf(bytes);
+    case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
+      return extractDocx(bytes, limits);
+    case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
+      return extractXlsx(bytes, limits);
+    case "application/vnd.openxmlformats-officedocument.presentationml.presentation":
+      return extractPptx(bytes, limits);
+    case "application/vnd.oasis.opendocument.text":
+      return extractOdt(bytes, limits);
     default:
       if (isSupportedType(type)) return fromText(bytes, type);
       throw new ExtractionError(`no extractor for ${type}`);
