@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import path from "node:path";
 import { removeDir, startService, uniqueName, until, type Service } from "./harness.ts";
 import { makePdf, makeScannedPdf } from "../packages/shared/src/testing/pdf-fixture.ts";
@@ -99,6 +100,37 @@ describe("Office documents", () => {
     const many = await upload("entries.docx", makeZipBomb({ kind: "entries", entries: 20_000 }));
     expect(many.body).toMatchObject({ status: "failed", error: expect.stringMatching(/too many entries/) });
     expect((await svc.request("GET", "/healthz")).status).toBe(200);
+  });
+});
+
+describe("duplicates", () => {
+  it("re-loading the same bytes updates the metadata without extracting again", async () => {
+    const pdf = await makePdf(pages(2));
+    const chunkIds = () => {
+      const db = new Database(path.join(svc.dataDir, "index.sqlite"), { readonly: true });
+      const ids = db.prepare("SELECT c.id FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE d.doc_id = 'dup'").all();
+      db.close();
+      return ids;
+    };
+    const load = (bytes: Uint8Array, status: string) => {
+      const form = new FormData();
+      form.append("file", new Blob([bytes], { type: "application/pdf" }), "dup.pdf");
+      form.append("metadata", JSON.stringify({ status }));
+      return svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "dup", wait: "true" }, form });
+    };
+    expect((await load(pdf, "draft")).body).toMatchObject({ status: "ready", version: 1 });
+    const before = chunkIds();
+    expect(before.length).toBeGreaterThan(0);
+    expect((await load(pdf, "final")).body).toMatchObject({ status: "ready", version: 2, chunks: before.length });
+    expect(chunkIds()).toEqual(before);
+    const hits = await svc.request("POST", "/get_relevant_documents", {
+      query: { query: "Chapter ordinary things", k: 50 },
+      json: { collection_names: [c], metadata: "status=final" },
+    });
+    expect(hits.body.results.map((h: { doc_id: string }) => h.doc_id)).toContain("dup");
+    const changed = await makePdf(pages(3));
+    expect((await load(changed, "final")).body).toMatchObject({ status: "ready", version: 3 });
+    expect(chunkIds()).not.toEqual(before);
   });
 });
 

@@ -119,6 +119,8 @@ export interface IndexedDocument {
   version: number;
   metadata: Metadata;
   text: string;
+  /** Of the raw bytes: a re-load of the same bytes only refreshes the metadata. */
+  sha256?: string;
 }
 
 export interface SearchRequest {
@@ -155,6 +157,11 @@ export interface SearchIndex {
    * Returns, per item, false when a newer version was already indexed (the item is ignored).
    */
   indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[]): Promise<boolean[]>;
+  /**
+   * When the version indexed has the same raw bytes (sha256), moves it to `version` with the new
+   * metadata, without touching its chunks, and returns its chunk count; otherwise null.
+   */
+  refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null>;
   /** Removes a document; with `version`, only if that is the version indexed. */
   deleteDocument(collection: string, docId: string, version?: number): Promise<void>;
   deleteCollection(collection: string): Promise<void>;

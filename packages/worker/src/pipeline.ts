@@ -64,7 +64,10 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
   const loaded = await Promise.all(jobs.map((job) => load(job, deps)));
   const prepared: Prepared[] = [];
   const failures: Promise<boolean>[] = [];
-  const outcomes = await Promise.allSettled(loaded.map((item) => (item ? prepare(item.record, item.bytes, deps) : null)));
+  const refreshed = await Promise.all(loaded.map((item) => (item ? refresh(item.record, deps) : false)));
+  const outcomes = await Promise.allSettled(
+    loaded.map((item, i) => (item && !refreshed[i] ? prepare(item.record, item.bytes, deps) : null)),
+  );
   for (const [i, outcome] of outcomes.entries()) {
     const item = loaded[i];
     if (!item) continue;
@@ -98,6 +101,20 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
       if (!stillCurrent) await deps.index.deleteDocument(record.collection, record.docId, record.version);
     }),
   );
+}
+
+/**
+ * The same bytes loaded again under the same doc_id: the indexed version takes the new version
+ * number and metadata, with no extraction and no embedding. True when that happened.
+ */
+async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<boolean> {
+  if (record.version === 1) return false;
+  const { collection, docId, version, metadata, sha256 } = record;
+  const chunks = await deps.index.refreshDocument({ collection, docId, version, metadata, sha256 });
+  if (chunks === null) return false;
+  const stillCurrent = await deps.catalog.markReady(collection, docId, version, chunks);
+  if (!stillCurrent) await deps.index.deleteDocument(collection, docId, version);
+  return true;
 }
 
 /** The current record and raw bytes of a job, or null when the job is superseded. */
@@ -145,7 +162,7 @@ function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDep
   const citations = citeChunks(text, sections, chunks);
   return {
     record,
-    doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text },
+    doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text, sha256: record.sha256 },
     chunks: chunks.map(({ index, text: t, start, end }, i) => ({ index, text: t, start, end, citation: citations[i] })),
   };
 }

@@ -72,7 +72,7 @@ export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput, kind: Kind
 }
 
 export function documentPayload(doc: IndexedDocument, kind: Kind = KIND.document): Payload {
-  return { ...basePayload(doc, kind), [KEY.text]: doc.text };
+  return { ...basePayload(doc, kind), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
 }
 
 /**

@@ -6,7 +6,7 @@ import { reciprocalRankFusion } from "../embed/fusion.ts";
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { CollectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "./filter.ts";
-import { headOf, hitOf, metadataOf, stagedPoints, type DocumentHead } from "./points.ts";
+import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, type DocumentHead } from "./points.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
@@ -110,6 +110,19 @@ export class QdrantSearchIndex implements SearchIndex {
       accepted[i] = false;
     }
     return accepted;
+  }
+
+  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
+    await this.#ensure();
+    const points = await this.#scrollAll(documentFilter(doc.collection, doc.docId), { include: [KEY.kind, KEY.version, "sha256"] });
+    const head = points.find((p) => p.payload?.[KEY.kind] === KIND.document);
+    if (!head || head.payload?.sha256 !== doc.sha256 || Number(head.payload?.[KEY.version]) > doc.version) return null;
+    const committed = [KIND.chunk, KIND.document].map((kind) => ({ key: KEY.kind, match: { value: kind } }));
+    const payload = { [KEY.version]: doc.version, [KEY.metadata]: doc.metadata, ...derivedLists(doc.metadata) };
+    await this.#call("refresh metadata", (c, name) =>
+      c.batchUpdate(name, { wait: true, operations: [{ set_payload: { payload, filter: { ...documentFilter(doc.collection, doc.docId), should: committed } } }] }),
+    );
+    return points.filter((p) => p.payload?.[KEY.kind] === KIND.chunk).length;
   }
 
   /** The committed version of each document that has one. */

@@ -54,6 +54,7 @@ CREATE TABLE IF NOT EXISTS indexed_docs (
   version INTEGER NOT NULL,
   metadata TEXT NOT NULL,
   text TEXT NOT NULL,
+  sha256 TEXT,
   UNIQUE (collection, doc_id)
 );
 

@@ -43,14 +43,22 @@ export class SqliteSearchIndex implements SearchIndex {
     // Indexes made before chunks had citations get the column.
     const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('chunks')").all();
     if (!columns.some((c) => c.name === "cite")) db.exec("ALTER TABLE chunks ADD COLUMN cite TEXT");
+    const docColumns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('indexed_docs')").all();
+    if (!docColumns.some((c) => c.name === "sha256")) db.exec("ALTER TABLE indexed_docs ADD COLUMN sha256 TEXT");
     this.#stmt = {
       current: db.prepare<[string, string], { id: number; version: number }>(
         "SELECT id, version FROM indexed_docs WHERE collection = ? AND doc_id = ?",
       ),
-      insertDoc: db.prepare<[string, string, number, string, string]>(
-        "INSERT INTO indexed_docs (collection, doc_id, version, metadata, text) VALUES (?, ?, ?, ?, ?)",
+      insertDoc: db.prepare<[string, string, number, string, string, string | null]>(
+        "INSERT INTO indexed_docs (collection, doc_id, version, metadata, text, sha256) VALUES (?, ?, ?, ?, ?, ?)",
       ),
-      updateDoc: db.prepare<[number, string, string, number]>("UPDATE indexed_docs SET version = ?, metadata = ?, text = ? WHERE id = ?"),
+      updateDoc: db.prepare<[number, string, string, string | null, number]>(
+        "UPDATE indexed_docs SET version = ?, metadata = ?, text = ?, sha256 = ? WHERE id = ?",
+      ),
+      digest: db.prepare<[string, string], { id: number; version: number; sha256: string | null; chunks: number }>(
+        "SELECT d.id, d.version, d.sha256, (SELECT count(*) FROM chunks c WHERE c.doc = d.id) AS chunks FROM indexed_docs d WHERE collection = ? AND doc_id = ?",
+      ),
+      refresh: db.prepare<[number, string, number]>("UPDATE indexed_docs SET version = ?, metadata = ? WHERE id = ?"),
       deleteDoc: db.prepare<[number]>("DELETE FROM indexed_docs WHERE id = ?"),
       chunkIds: db.prepare<[number], { id: number }>("SELECT id FROM chunks WHERE doc = ?"),
       deleteChunks: db.prepare<[number]>("DELETE FROM chunks WHERE doc = ?"),
@@ -97,10 +105,10 @@ export class SqliteSearchIndex implements SearchIndex {
     let id: number;
     if (current) {
       this.#removeChunks(table, current.id);
-      this.#stmt.updateDoc.run(doc.version, metadata, doc.text, current.id);
+      this.#stmt.updateDoc.run(doc.version, metadata, doc.text, doc.sha256 ?? null, current.id);
       id = current.id;
     } else {
-      id = Number(this.#stmt.insertDoc.run(doc.collection, doc.docId, doc.version, metadata, doc.text).lastInsertRowid);
+      id = Number(this.#stmt.insertDoc.run(doc.collection, doc.docId, doc.version, metadata, doc.text, doc.sha256 ?? null).lastInsertRowid);
     }
     const insertText = this.#prepare(`INSERT INTO ${table} (rowid, text) VALUES (?, ?)`);
     for (const chunk of chunks) {
@@ -132,6 +140,15 @@ export class SqliteSearchIndex implements SearchIndex {
 
   async indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[]): Promise<boolean[]> {
     return this.#index.immediate(items);
+  }
+
+  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
+    return this.#db.transaction(() => {
+      const current = this.#stmt.digest.get(doc.collection, doc.docId);
+      if (!current || current.sha256 !== doc.sha256 || current.version > doc.version) return null;
+      this.#stmt.refresh.run(doc.version, JSON.stringify(doc.metadata), current.id);
+      return current.chunks;
+    }).immediate();
   }
 
   async deleteDocument(collection: string, docId: string, version?: number): Promise<void> {

@@ -155,6 +155,21 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       await expect(index.indexDocuments([withVector("c", "other", [1, 0])])).rejects.toThrow(/dimensional/);
     });
 
+    it("refreshes a byte-identical re-load's metadata without touching its chunks", async () => {
+      const { index } = fx;
+      const v1 = { ...doc(c, "d1", "the pelican report", { status: "open" }), sha256: "aaa" };
+      await index.indexDocuments([{ doc: v1, chunks: [{ index: 0, text: v1.text, start: 0, end: v1.text.length }] }]);
+      expect(await index.refreshDocument({ ...v1, version: 2, sha256: "bbb", metadata: { status: "closed" } })).toBeNull();
+      expect(await index.refreshDocument({ ...v1, version: 2, metadata: { status: "closed" } })).toBe(1);
+      const hits = await index.search({ query: "pelican", collections: [c], filter: parseFilter("status=closed"), k: 5 });
+      expect(hits.map((h) => [h.docId, h.metadata.status])).toEqual([["d1", "closed"]]);
+      expect(await index.search({ query: "pelican", collections: [c], filter: parseFilter("status=open"), k: 5 })).toEqual([]);
+      const [found] = await index.findDocuments({ collections: [c], filter: parseFilter(""), limit: 5, offset: 0 });
+      expect(found).toMatchObject({ version: 2, metadata: { status: "closed" }, text: "the pelican report" });
+      expect(await index.refreshDocument({ ...v1, version: 1 })).toBeNull();
+      expect(await index.refreshDocument({ ...v1, collection: `${c}-none` })).toBeNull();
+    });
+
     it("sorts by ORDERBY and pages with limit and offset", async () => {
       const { index } = fx;
       await index.indexDocuments([3, 1, 4, 2].flatMap((p) => one(doc(c, `p${p}`, `item ${p}`, { priority: p }))));
