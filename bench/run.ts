@@ -1,12 +1,14 @@
 /**
  * `pnpm bench`: throughput and latency of the embedded service, each beside its ceiling
- * measured in the same run on the same machine, then the distributed mode's figures.
- * Prints figures; asserts nothing. BENCH_ONLY=load|search|distributed runs a part.
+ * measured in the same run on the same machine, then the distributed mode's figures, then
+ * extraction throughput. Prints figures; asserts nothing.
+ * BENCH_ONLY=load|search|distributed|extract runs a part.
  */
 import Database from "better-sqlite3";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { spawnSync } from "node:child_process";
 import { startService, type Service } from "../test/harness.ts";
 import { cannon, fmt, scifact, startEcho, texts1k } from "./lib.ts";
 import { distributedFigures } from "./distributed.ts";
@@ -128,6 +130,7 @@ async function main() {
   const queries = tests.map((t) => t.text);
   const only = process.env.BENCH_ONLY;
   console.log(`docstore bench (Node ${process.version}, one run, same machine)`);
+  if (only === "extract") return extractionFigures();
   const echoRps = await bareEcho(texts1k(corpus));
   if (only === "distributed") return distributedFigures(texts1k(corpus), echoRps);
   const svc = await startService({ env: { API_TOKENS: TOKEN, LOG_LEVEL: "warn" } });
@@ -150,6 +153,14 @@ async function main() {
     rmSync(svc.dataDir, { recursive: true, force: true });
   }
   if (!only) await distributedFigures(texts1k(corpus), echoRps);
+  if (!only || only === "extract") extractionFigures();
+}
+
+/** Extraction throughput and memory: each script prints its own figures, in a process of its own. */
+function extractionFigures() {
+  for (const script of ["extract-pdf.ts", "extract-office.ts"]) {
+    spawnSync(process.execPath, [path.join(import.meta.dirname, script)], { stdio: "inherit" });
+  }
 }
 
 await main();

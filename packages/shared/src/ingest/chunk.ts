@@ -7,6 +7,11 @@
  * The next chunk starts about `overlapTokens` earlier (whole sentences when they fit), except
  * after a heading break, where it starts afresh at the heading.
  *
+ * A table row or fenced code block that fits in a chunk is one unit and is never cut: not to
+ * end a chunk, nor to start the next one's overlap (which is left out when the block is too
+ * big to repeat, or gives way when the block needs the room). A bigger code block is cut only
+ * at its line breaks, unless a single line is too big for a chunk.
+ *
  * `text === source.slice(start, end)` always holds; chunks never start or end with whitespace.
  */
 import { BREAK } from "./segment.ts";
@@ -46,7 +51,8 @@ export function chunkText(text: string, opts: ChunkOptions): Chunk[] {
   // Units leave room for the overlap, so a chunk always has space for the next one; an
   // overlap of more than half a chunk gives way instead (it shrinks to fit the next unit).
   const unitTokens = Math.max(opts.chunkTokens - opts.overlapTokens, Math.ceil(opts.chunkTokens / 2));
-  const units = buildUnits(text, start, end, unitTokens);
+  // A table row or code block that fits in a chunk stays one unit; the overlap gives way to it.
+  const units = buildUnits(text, start, end, unitTokens, opts.chunkTokens);
   return new Packer(text, units, opts).run();
 }
 
@@ -171,8 +177,9 @@ class Packer {
     return start;
   }
 
-  /** Replaces units[i] by units of at most `maxTokens`; returns how many, or 0 when it cannot be split. */
+  /** Replaces units[i] by units of at most `maxTokens`; returns how many, or 0 when it cannot (or must not) be split. */
   private split(i: number, maxTokens: number): number {
+    if (this.units[i]!.whole) return 0;
     const parts = refineUnit(this.text, this.units[i]!, maxTokens);
     if (parts.length <= 1) return 0;
     this.units.splice(i, 1, ...parts);

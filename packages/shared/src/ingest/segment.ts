@@ -23,22 +23,46 @@ export interface Span {
   end: number;
   /** The break before `start`; for the first span of a text it is meaningless. */
   level: BreakLevel;
+  /**
+   * Set on a table row and on each line of a fenced code block (the offset where the row or
+   * block starts): spans sharing a group are kept in one piece when together they fit.
+   */
+  group?: number;
 }
 
 const ATX_HEADING = /^#{1,6}(?:[ \t\n]|$)/;
-const FENCE = /^(?:```|~~~)/;
+const FENCE = /^(?:`{3,}|~{3,})/;
 const CLOSERS = new Set([")", "]", '"', "'", "»", "”", "’", "」", "』", "）", "*", "_"]);
 const TERMINATORS = new Set([".", "!", "?", "…", "。", "！", "？"]);
 // CJK sentences end without a following space.
 const CJK_STOP = /[。！？]+[」』）”’]*(?=\S)/gu;
 const HAS_CJK_STOP = /[。！？]/;
 
-/** The sentences and lines of text[start, end), which must not start or end with whitespace. */
+interface Fence {
+  marker: string;
+  start: number;
+}
+
+/** One line of text, seen from its first non-whitespace character. */
+interface Line {
+  /** Prose splits at sentence ends; a table row or a code line only at line breaks, then words. */
+  kind: "prose" | "row" | "code";
+  heading: boolean;
+  group: number;
+  /** The fenced block still open after this line. */
+  fence: Fence | undefined;
+}
+
+/**
+ * The sentences and lines of text[start, end), which must not start or end with whitespace.
+ * Table rows (lines starting with "|" or holding " | " cells) and fenced code lines are never
+ * split at sentence ends: a row is one span, a code block one group of line spans.
+ */
 export function splitSentences(text: string, start: number, end: number): Span[] {
   const spans: Span[] = [];
   let spanStart = start;
   let level: BreakLevel = BREAK.heading;
-  let inFence = FENCE.test(text.slice(start, start + 3));
+  let line = readLine(text, start, end, undefined);
   const gaps = /\s+/g;
   gaps.lastIndex = start;
   for (let m = gaps.exec(text); m !== null && m.index < end; m = gaps.exec(text)) {
@@ -47,20 +71,40 @@ export function splitSentences(text: string, start: number, end: number): Span[]
     let gapLevel: BreakLevel;
     const newlines = countNewlines(m[0]);
     if (newlines > 0) {
-      const lineStart = text.slice(gapEnd, gapEnd + 7);
-      if (FENCE.test(lineStart)) inFence = !inFence;
-      if (!inFence && ATX_HEADING.test(lineStart)) gapLevel = BREAK.heading;
-      else gapLevel = newlines > 1 ? BREAK.paragraph : BREAK.sentence;
+      const next = readLine(text, gapEnd, end, line.fence);
+      gapLevel = next.heading ? BREAK.heading : newlines > 1 ? BREAK.paragraph : BREAK.sentence;
+      pushSpan(spans, text, spanStart, gapStart, level, line);
+      line = next;
     } else {
-      if (!endsSentence(text, gapStart, gapEnd)) continue;
+      if (line.kind !== "prose" || !endsSentence(text, gapStart, gapEnd)) continue;
       gapLevel = BREAK.sentence;
+      pushSpan(spans, text, spanStart, gapStart, level, line);
     }
-    pushSplitAtCjkStops(spans, text, spanStart, gapStart, level);
     spanStart = gapEnd;
     level = gapLevel;
   }
-  pushSplitAtCjkStops(spans, text, spanStart, end, level);
+  pushSpan(spans, text, spanStart, end, level, line);
   return spans;
+}
+
+function readLine(text: string, at: number, end: number, fence: Fence | undefined): Line {
+  let lineEnd = text.indexOf("\n", at);
+  if (lineEnd < 0 || lineEnd > end) lineEnd = end;
+  const content = text.slice(at, lineEnd).trimEnd();
+  const marker = FENCE.exec(content)?.[0];
+  if (fence !== undefined) {
+    // CommonMark: the closing fence uses the same character, at least as many, and nothing after it.
+    const closes = /^(?:`+|~+)$/.test(content) && content.startsWith(fence.marker);
+    return { kind: "code", heading: false, group: fence.start, fence: closes ? undefined : fence };
+  }
+  if (marker !== undefined) return { kind: "code", heading: false, group: at, fence: { marker, start: at } };
+  const row = content.startsWith("|") || content.includes(" | ");
+  return { kind: row ? "row" : "prose", heading: ATX_HEADING.test(content), group: at, fence: undefined };
+}
+
+function pushSpan(spans: Span[], text: string, start: number, end: number, level: BreakLevel, line: Line): void {
+  if (line.kind === "prose") pushSplitAtCjkStops(spans, text, start, end, level);
+  else spans.push({ start, end, level, group: line.group });
 }
 
 /** The whitespace-separated words of a span; the first keeps the span's break level. */

@@ -7,12 +7,34 @@ import { countTokens, countTokensWithin, tokenBoundaries } from "./tokenizer.ts"
 
 export interface Unit extends Span {
   tokens: number;
+  /** A whole table row or fenced code block: never split, not even for an overlap. */
+  whole?: boolean;
 }
 
-/** Units covering text[start, end) (trimmed), none over `maxTokens` unless a single character is. */
-export function buildUnits(text: string, start: number, end: number, maxTokens: number): Unit[] {
+/**
+ * Units covering text[start, end) (trimmed), none over `maxTokens` unless a single character
+ * is, or unless it is a table row or fenced code block of at most `wholeTokens`, kept whole.
+ * A bigger block is split like prose, a code block only at its line breaks (then words).
+ */
+export function buildUnits(text: string, start: number, end: number, maxTokens: number, wholeTokens = maxTokens): Unit[] {
   const units: Unit[] = [];
-  for (const sentence of splitSentences(text, start, end)) pushUnits(units, text, sentence, maxTokens);
+  const spans = splitSentences(text, start, end);
+  for (let i = 0; i < spans.length; ) {
+    const first = spans[i]!;
+    let next = i + 1;
+    if (first.group !== undefined) {
+      while (next < spans.length && spans[next]!.group === first.group) next++;
+      const last = spans[next - 1]!;
+      // Counting stops at the limit, so a block too big to keep costs at most one chunk's worth more.
+      const tokens = countTokensWithin(text.slice(first.start, last.end), wholeTokens);
+      if (tokens !== false) {
+        units.push({ start: first.start, end: last.end, level: first.level, tokens, whole: true });
+        i = next;
+        continue;
+      }
+    }
+    for (; i < next; i++) pushUnits(units, text, spans[i]!, maxTokens);
+  }
   return units;
 }
 
@@ -34,7 +56,7 @@ export function refineUnit(text: string, unit: Unit, maxTokens: number): Unit[] 
 function pushUnits(out: Unit[], text: string, span: Span, maxTokens: number): void {
   const tokens = countTokensWithin(text.slice(span.start, span.end), maxTokens);
   if (tokens !== false) {
-    out.push({ ...span, tokens });
+    out.push({ start: span.start, end: span.end, level: span.level, tokens });
     return;
   }
   const words = splitWords(text, span);
