@@ -22,11 +22,19 @@ const longRun = fc.oneof(
   fc.string({ unit: "grapheme-ascii", minLength: 200, maxLength: 1500 }).map((s) => s.replace(/\s/g, "x")),
   fc.string({ unit: "grapheme", minLength: 100, maxLength: 600 }).map((s) => s.replace(/\s/gu, "")),
 );
+const row = fc
+  .array(fc.oneof(sentence, fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(" "))), { minLength: 1, maxLength: 4 })
+  .chain((cells) => fc.constantFrom(`| ${cells.join(" | ")} |`, cells.join(" | ")));
+const table = fc.array(row, { minLength: 1, maxLength: 6 }).map((rows) => rows.join("\n"));
+const codeLine = fc.oneof(sentence, sentence.map((s) => `# ${s}`), fc.constant(""), fc.constant("  indented(); // and. More."));
+const codeBlock = fc
+  .tuple(fc.constantFrom("```", "~~~", "````ts"), fc.array(codeLine, { minLength: 0, maxLength: 12 }), fc.boolean())
+  .map(([fence, lines, closed]) => [fence, ...lines, ...(closed ? [fence.replace(/[^`~]/g, "")] : [])].join("\n"));
 const separator = fc.constantFrom("\n\n", "\n", " ", "\n\n\n", "\t", " \u00a0", "\r\n\r\n", "\u3000", "\n  \n");
 const structured = fc
   .tuple(
     fc.constantFrom("", " ", "\n\n"),
-    fc.array(fc.tuple(fc.oneof({ weight: 6, arbitrary: paragraph }, { weight: 2, arbitrary: heading }, { weight: 1, arbitrary: longRun }), separator), {
+    fc.array(fc.tuple(fc.oneof({ weight: 6, arbitrary: paragraph }, { weight: 2, arbitrary: heading }, { weight: 1, arbitrary: longRun }, { weight: 1, arbitrary: table }, { weight: 1, arbitrary: codeBlock }), separator), {
       minLength: 1,
       maxLength: 10,
     }),
@@ -58,6 +66,37 @@ function startsAtHeading(text: string, chunk: Chunk): boolean {
   return gap.includes("\n") && HEADING_LINE.test(text.slice(chunk.start, chunk.start + 7));
 }
 
+/**
+ * Where the text holds a table row (a line starting with "|" or holding " | ") or a fenced code
+ * block (``` or ~~~, closed by a bare fence of the same character at least as long, or by the
+ * end of the text), as [start, end) offsets of their non-whitespace. Written apart from the
+ * chunker, line by line, as the specification it must follow.
+ */
+function structureRanges(text: string): Array<[number, number]> {
+  const ranges: Array<[number, number]> = [];
+  let fence: { marker: string; start: number; end: number } | undefined;
+  let lineStart = 0;
+  for (const line of text.split("\n")) {
+    const content = line.trim();
+    const start = lineStart + line.length - line.trimStart().length;
+    lineStart += line.length + 1;
+    if (content === "") continue;
+    if (fence !== undefined) {
+      fence.end = start + content.length;
+      if (/^(?:`+|~+)$/.test(content) && content.startsWith(fence.marker)) {
+        ranges.push([fence.start, fence.end]);
+        fence = undefined;
+      }
+    } else if (/^(?:`{3,}|~{3,})/.test(content)) {
+      fence = { marker: /^(?:`+|~+)/.exec(content)![0], start, end: start + content.length };
+    } else if (content.startsWith("|") || content.includes(" | ")) {
+      ranges.push([start, start + content.length]);
+    }
+  }
+  if (fence !== undefined) ranges.push([fence.start, fence.end]);
+  return ranges;
+}
+
 function checkChunks(text: string, chunks: Chunk[], opts: ChunkOptions): void {
   const trimmedStart = text.length - text.trimStart().length;
   const trimmedEnd = text.trimEnd().length;
@@ -74,6 +113,17 @@ function checkChunks(text: string, chunks: Chunk[], opts: ChunkOptions): void {
     expect(chunk.tokens).toBe(countTokens(chunk.text));
     expect(chunk.tokens).toBeLessThanOrEqual(opts.chunkTokens);
   });
+  // A table row or code block that fits in a chunk is never cut. It may leave no room for an
+  // overlap before it, nor be repeated in part after it.
+  const blocks = structureRanges(text);
+  const keptWhole = blocks.filter(([from, to]) => countTokens(text.slice(from, to)) <= opts.chunkTokens);
+  for (const [from, to] of keptWhole) {
+    for (const chunk of chunks) {
+      expect(chunk.start > from && chunk.start < to, `chunk ${chunk.index} starts inside [${from}, ${to})`).toBe(false);
+      expect(chunk.end > from && chunk.end < to, `chunk ${chunk.index} ends inside [${from}, ${to})`).toBe(false);
+    }
+  }
+  const inBlock = (offset: number) => blocks.some(([from, to]) => offset >= from && offset <= to);
   // Coverage, in order: the chunks span the trimmed text and leave out only whitespace.
   expect(chunks[0]!.start).toBe(trimmedStart);
   expect(chunks.at(-1)!.end).toBe(trimmedEnd);
@@ -88,7 +138,7 @@ function checkChunks(text: string, chunks: Chunk[], opts: ChunkOptions): void {
     // chunk is best effort: it gives way to the next unit.)
     const splittable = previous.tokens > 1 && [...previous.text].length > 1;
     const overlapFits = opts.overlapTokens >= 8 && opts.overlapTokens * 2 <= opts.chunkTokens;
-    if (overlapFits && splittable && !startsAtHeading(text, chunk)) {
+    if (overlapFits && splittable && !startsAtHeading(text, chunk) && !inBlock(previous.end) && !inBlock(chunk.start)) {
       expect(chunk.start, `chunk ${i} should overlap chunk ${i - 1}`).toBeLessThan(previous.end);
     }
     if (opts.overlapTokens === 0) expect(chunk.start).toBeGreaterThanOrEqual(previous.end);
@@ -103,6 +153,43 @@ describe("chunkText properties", () => {
         checkChunks(text, chunkText(text, opts), opts);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("never cuts a table row or code block that fits in a chunk, in documents made of them", () => {
+    const plainWord = fc.stringMatching(/^[A-Za-z]{1,10}$/);
+    const plainSentence = fc
+      .tuple(fc.array(plainWord, { minLength: 1, maxLength: 12 }), fc.constantFrom(".", "!", "?", ""))
+      .map(([words, stop]) => words.join(" ") + stop);
+    const cell = fc.array(plainSentence, { minLength: 1, maxLength: 3 }).map((s) => s.join(" "));
+    const block = fc.oneof(
+      fc.array(plainSentence, { minLength: 1, maxLength: 6 }).map((s) => s.join(" ")),
+      fc.tuple(fc.integer({ min: 1, max: 3 }), plainSentence).map(([level, title]) => `${"#".repeat(level)} ${title}`),
+      fc.array(cell, { minLength: 1, maxLength: 4 }).map((items) => items.map((item) => `- ${item}`).join("\n")),
+      fc
+        .array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 8 })
+        .chain((rows) => fc.constantFrom(rows.map((cells) => `| ${cells.join(" | ")} |`), rows.map((cells) => cells.join(" | "))))
+        .map((rows) => rows.join("\n")),
+      fc
+        .tuple(fc.constantFrom("```", "~~~sh"), fc.array(fc.oneof(plainSentence, plainSentence.map((s) => `# ${s}`), fc.constant("")), { maxLength: 20 }))
+        .map(([fence, lines]) => [fence, ...lines, fence.slice(0, 3)].join("\n")),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(block, { minLength: 2, maxLength: 12 }),
+        fc.integer({ min: 16, max: 120 }),
+        fc.integer({ min: 0, max: 100 }),
+        (blocks, chunkTokens, overlapPercent) => {
+          const text = blocks.join("\n\n");
+          const opts = { chunkTokens, overlapTokens: Math.floor(((chunkTokens - 1) * overlapPercent) / 100) };
+          const chunks = chunkText(text, opts);
+          checkChunks(text, chunks, opts);
+          // The oracle sees every table and code block the generator wrote.
+          const expected = blocks.filter((b) => b.startsWith("```") || b.startsWith("~~~")).length + blocks.filter((b) => b.includes(" | ")).reduce((n, b) => n + b.split("\n").length, 0);
+          expect(structureRanges(text)).toHaveLength(expected);
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 

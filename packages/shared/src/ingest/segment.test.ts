@@ -41,6 +41,43 @@ describe("splitSentences", () => {
     ]);
   });
 
+  it("keeps a table row in one span, whether it starts with | or only holds | cells", () => {
+    const text = "Prices. See below.\n| Plan | Notes |\n| Pro | Ends here. Then more. |\nBasic | Cheap. Slow.";
+    const spans = splitSentences(text, 0, text.length);
+    expect(spans.map((s) => text.slice(s.start, s.end))).toEqual([
+      "Prices.",
+      "See below.",
+      "| Plan | Notes |",
+      "| Pro | Ends here. Then more. |",
+      "Basic | Cheap. Slow.",
+    ]);
+    const rows = ["| Plan", "| Pro", "Basic |"].map((row) => text.indexOf(row));
+    expect(spans.map((s) => s.group)).toEqual([undefined, undefined, ...rows]);
+  });
+
+  it("groups the lines of a fenced code block, blank lines included, without sentence breaks", () => {
+    const text = "Intro. Text.\n\n~~~py\n# Step one. Then two.\n\nx = 1. Done.\n```\n~~~\nAfter. This.";
+    const spans = splitSentences(text, 0, text.length);
+    const open = text.indexOf("~~~py");
+    expect(spans.map((s) => [text.slice(s.start, s.end), s.level, s.group])).toEqual([
+      ["Intro.", BREAK.heading, undefined],
+      ["Text.", BREAK.sentence, undefined],
+      ["~~~py", BREAK.paragraph, open],
+      ["# Step one. Then two.", BREAK.sentence, open],
+      ["x = 1. Done.", BREAK.paragraph, open],
+      // A ``` line does not close a ~~~ fence.
+      ["```", BREAK.sentence, open],
+      ["~~~", BREAK.sentence, open],
+      ["After.", BREAK.sentence, undefined],
+      ["This.", BREAK.sentence, undefined],
+    ]);
+  });
+
+  it("runs an unclosed fence to the end of the text", () => {
+    const text = "```\ncode. More.\n# not a heading";
+    expect(new Set(splitSentences(text, 0, text.length).map((s) => s.group))).toEqual(new Set([0]));
+  });
+
   it("keeps closing quotes with their sentence", () => {
     expect(sentences('He said "stop." Then left.').map(([s]) => s)).toEqual(['He said "stop."', "Then left."]);
   });

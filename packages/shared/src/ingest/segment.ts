@@ -91,12 +91,12 @@ function readLine(text: string, at: number, end: number, fence: Fence | undefine
   let lineEnd = text.indexOf("\n", at);
   if (lineEnd < 0 || lineEnd > end) lineEnd = end;
   const content = text.slice(at, lineEnd).trimEnd();
-  const marker = FENCE.exec(content)?.[0];
   if (fence !== undefined) {
     // CommonMark: the closing fence uses the same character, at least as many, and nothing after it.
     const closes = /^(?:`+|~+)$/.test(content) && content.startsWith(fence.marker);
     return { kind: "code", heading: false, group: fence.start, fence: closes ? undefined : fence };
   }
+  const marker = FENCE.exec(content)?.[0];
   if (marker !== undefined) return { kind: "code", heading: false, group: at, fence: { marker, start: at } };
   const row = content.startsWith("|") || content.includes(" | ");
   return { kind: row ? "row" : "prose", heading: ATX_HEADING.test(content), group: at, fence: undefined };

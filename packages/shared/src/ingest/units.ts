@@ -7,14 +7,14 @@ import { countTokens, countTokensWithin, tokenBoundaries } from "./tokenizer.ts"
 
 export interface Unit extends Span {
   tokens: number;
-  /** A whole table row or fenced code block: never split, not even for an overlap. */
+  /** A table row or fenced code block (or a line of one too big for a chunk): never split, not even for an overlap. */
   whole?: boolean;
 }
 
 /**
  * Units covering text[start, end) (trimmed), none over `maxTokens` unless a single character
  * is, or unless it is a table row or fenced code block of at most `wholeTokens`, kept whole.
- * A bigger block is split like prose, a code block only at its line breaks (then words).
+ * A bigger row is split into words, a bigger code block into lines (whole when they fit), then words.
  */
 export function buildUnits(text: string, start: number, end: number, maxTokens: number, wholeTokens = maxTokens): Unit[] {
   const units: Unit[] = [];
@@ -33,7 +33,8 @@ export function buildUnits(text: string, start: number, end: number, maxTokens: 
         continue;
       }
     }
-    for (; i < next; i++) pushUnits(units, text, spans[i]!, maxTokens);
+    // A row too big for a chunk splits into words; a code block into lines, each kept whole if it fits.
+    for (; i < next; i++) pushUnits(units, text, spans[i]!, maxTokens, first.group !== undefined);
   }
   return units;
 }
@@ -53,10 +54,12 @@ export function refineUnit(text: string, unit: Unit, maxTokens: number): Unit[] 
   return out;
 }
 
-function pushUnits(out: Unit[], text: string, span: Span, maxTokens: number): void {
+function pushUnits(out: Unit[], text: string, span: Span, maxTokens: number, whole = false): void {
   const tokens = countTokensWithin(text.slice(span.start, span.end), maxTokens);
   if (tokens !== false) {
-    out.push({ start: span.start, end: span.end, level: span.level, tokens });
+    const unit: Unit = { start: span.start, end: span.end, level: span.level, tokens };
+    if (whole) unit.whole = true;
+    out.push(unit);
     return;
   }
   const words = splitWords(text, span);
