@@ -4,8 +4,7 @@
  * yet taken stay in Redis for the other workers.
  */
 import { ConfigError, createLogger, createServices, loadConfig } from "@docstore/shared";
-import { startWorker } from "./index.ts";
-import { createExtractor } from "./extractor.ts";
+import { runWorker } from "./index.ts";
 
 function configOrExit() {
   try {
@@ -26,16 +25,7 @@ function configOrExit() {
 const config = configOrExit();
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger);
-const extractor = createExtractor(config);
-const worker = startWorker(services.queue, {
-  catalog: services.catalog,
-  blobs: services.blobs,
-  index: services.index,
-  embedder: services.embedder,
-  extractor,
-  logger,
-  chunking: config.ingest,
-});
+const worker = runWorker(config, services, logger);
 logger.info({ concurrency: config.queue.concurrency }, "worker started");
 process.stdout.write(`docstore worker ready (concurrency ${config.queue.concurrency})\n`);
 
@@ -50,7 +40,6 @@ async function shutdown(signal: string) {
   }, config.shutdownTimeoutMs);
   force.unref();
   await worker.stop();
-  await extractor.close();
   await services.close();
   process.exit(0);
 }

@@ -5,8 +5,7 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { setPriority } from "node:os";
 import { LocalQueue, createLogger, createServices, loadConfig, type Env } from "@docstore/shared";
-import { startWorker } from "./index.ts";
-import { createExtractor } from "./extractor.ts";
+import { runWorker } from "./index.ts";
 import { remoteWritesCatalog } from "./catalog-rpc.ts";
 
 const port = parentPort!;
@@ -23,18 +22,9 @@ try {
 }
 
 const services = createServices(config, logger);
-const extractor = createExtractor(config);
 const catalog = remoteWritesCatalog(port, services.catalog);
 const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
-const worker = startWorker(queue, {
-  catalog,
-  blobs: services.blobs,
-  index: services.index,
-  embedder: services.embedder,
-  extractor,
-  logger,
-  chunking: config.ingest,
-});
+const worker = runWorker(config, services, logger, { queue, catalog });
 
 // The API thread leaves WAL checkpoints (and their fsync) to this thread.
 const maintenance = setInterval(() => {
@@ -52,7 +42,6 @@ port.on("message", (message: unknown) => {
     void (async () => {
       clearInterval(maintenance);
       await worker.stop();
-      await extractor.close();
       await services.close();
       port.postMessage("stopped");
       port.close();
