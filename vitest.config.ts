@@ -6,5 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // CI also writes a JSON report, from which .ci/run prints its one line of counts.
+    reporters: process.env.CI ? ["default", "json"] : ["default"],
+    outputFile: { json: ".vitest-results.json" },
   },
 });
