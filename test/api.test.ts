@@ -319,6 +319,16 @@ describe.each(MODES)("$name mode", ({ mode, env }) => {
       expect(doc.body.paths["/get_relevant_documents"].get.parameters.map((p: any) => p.name)).toContain("query");
     });
 
+    it("serves Prometheus metrics to a token with the read scope", async () => {
+      const r = await svc.request("GET", "/metrics");
+      expect(r.status).toBe(200);
+      expect(r.headers.get("content-type")).toMatch(/^text\/plain/);
+      expect(r.body).toMatch(/docstore_http_requests_total\{method="POST",route="\/load_text_to_collection",status="200"\} \d+/);
+      expect(r.body).toMatch(/docstore_documents\{status="ready"\} [1-9]\d*/);
+      expect(r.body).toMatch(/docstore_collections [1-9]\d*/);
+      expect((await svc.request("GET", "/metrics", { token: null })).status).toBe(401);
+    });
+
     it("demands a valid bearer token elsewhere", async () => {
       expectProblem(await svc.request("GET", "/get_list_of_collection", { token: null }), 401, /missing bearer token/);
       expectProblem(await svc.request("GET", "/get_list_of_collection", { token: "wrong-token-wrong-token" }), 401, /unknown bearer token/);

@@ -6,6 +6,7 @@ import { healthRoutes } from "./routes/health.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
+import { createMetrics } from "./metrics.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -35,9 +36,12 @@ export function createApp(ctx: AppContext): Express {
     }
     next();
   });
+  const metrics = createMetrics(ctx);
+  app.use(metrics.count);
   app.use(express.json({ limit: ctx.config.http.maxBodyBytes, type: ["application/json", "application/*+json"] }));
 
   app.use(healthRoutes(ctx));
+  app.use(metrics.router);
   app.use(loadRoutes(ctx));
   app.use(searchRoutes(ctx));
   app.use(collectionRoutes(ctx));

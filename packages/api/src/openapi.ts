@@ -96,6 +96,7 @@ export function openApiDocument() {
       delete: { summary: "Delete a collection and all its documents", scope: "admin", query: s.collectionQuery, response: s.deleteCollectionResponse },
     },
     "/healthz": { get: { summary: "Liveness probe (no token)", response: z.object({ status: z.literal("ok") }) } },
+    "/metrics": { get: { summary: "Prometheus metrics (text exposition format)", scope: "read", response: z.string() } },
     "/readyz": { get: { summary: "Readiness probe: dependencies reachable (no token)", response: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }) } },
   };
   const paths: Record<string, Record<string, Json & { summary: string }>> = {};

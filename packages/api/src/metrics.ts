@@ -1,0 +1,57 @@
+import { Router, type NextFunction, type Request, type Response } from "express";
+import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
+import type { AppContext } from "./context.ts";
+import { requireScope } from "./auth.ts";
+
+/**
+ * Prometheus metrics, one registry per app (no global state): requests by route and status,
+ * and the catalog's documents by status, read when scraped. Process metrics come with them.
+ */
+export function createMetrics(ctx: AppContext) {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "docstore_" });
+  const requests = new Counter({
+    name: "docstore_http_requests_total",
+    help: "HTTP requests by method, route and status",
+    labelNames: ["method", "route", "status"] as const,
+    registers: [registry],
+  });
+  new Gauge({
+    name: "docstore_documents",
+    help: "Documents in the catalog by ingestion status (pending = queued or processing)",
+    labelNames: ["status"] as const,
+    registers: [registry],
+    async collect() {
+      const totals = { ready: 0, pending: 0, failed: 0 };
+      for (const c of await ctx.services.catalog.listCollections()) {
+        totals.ready += c.ready;
+        totals.pending += c.pending;
+        totals.failed += c.failed;
+      }
+      for (const [status, n] of Object.entries(totals)) this.set({ status }, n);
+    },
+  });
+  new Gauge({
+    name: "docstore_collections",
+    help: "Collections in the catalog",
+    registers: [registry],
+    async collect() {
+      this.set((await ctx.services.catalog.listCollections()).length);
+    },
+  });
+
+  /** Counts each request when its response is sent; the route is the matched path, never the URL. */
+  const count = (req: Request, res: Response, next: NextFunction) => {
+    res.once("finish", () => {
+      const route = req.route?.path ?? (res.statusCode === 404 ? "unmatched" : req.path);
+      requests.inc({ method: req.method, route: String(route), status: String(res.statusCode) });
+    });
+    next();
+  };
+
+  const router = Router();
+  router.get("/metrics", requireScope(ctx.authenticate, "read"), async (_req, res) => {
+    res.type(registry.contentType).send(await registry.metrics());
+  });
+  return { count, router };
+}
