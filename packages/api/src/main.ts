@@ -3,24 +3,12 @@
  * in-process worker (embedded mode) and the HTTP server, and shuts all of it down in order.
  */
 import type { AddressInfo } from "node:net";
-import { ConfigError, createLogger, createServices, loadConfig, type SqliteCatalog } from "@docstore/shared";
+import { configOrExit, createLogger, createServices, onShutdown, type SqliteCatalog } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
-function configOrExit() {
-  try {
-    return loadConfig(process.env);
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`docstore: ${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
-}
-
-const config = configOrExit();
+const config = configOrExit("docstore", process.env);
 const logger = createLogger(config.logLevel);
 // Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
 const embedded = config.queue.kind === "local" && config.queue.embeddedWorker;
@@ -56,25 +44,11 @@ server.on("error", (err) => {
 });
 server.keepAliveTimeout = 65_000;
 
-let stopping = false;
-async function shutdown(signal: string) {
-  if (stopping) return;
-  stopping = true;
-  logger.info({ signal }, "shutting down");
-  const force = setTimeout(() => {
-    logger.error("shutdown timed out");
-    process.exit(1);
-  }, config.shutdownTimeoutMs);
-  force.unref();
+onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
   await worker?.stop();
   await services.close();
-  logger.info("stopped");
-  if (process.env.DEBUG_BATCH) console.error("batches", (globalThis as any).__batches, "items", (globalThis as any).__items, "ms", (globalThis as any).__ms);
-  process.exit(0);
-}
-process.on("SIGTERM", () => void shutdown("SIGTERM"));
-process.on("SIGINT", () => void shutdown("SIGINT"));
+});

@@ -1,5 +1,6 @@
 export * from "./errors.ts";
 export * from "./config.ts";
+export { configOrExit, onShutdown } from "./lifecycle.ts";
 export * from "./logger.ts";
 export * from "./ports.ts";
 export * from "./metadata.ts";
