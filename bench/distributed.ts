@@ -6,7 +6,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { startService, type Service } from "../test/harness.ts";
 import { cannon, fmt } from "./lib.ts";
-import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
+import { startS3Server } from "@docstore/shared/testing";
 import { S3BlobStore } from "../packages/shared/src/blob/s3.ts";
 
 const TOKEN = "bench-token-0123456789abcdef";

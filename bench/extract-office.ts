@@ -3,10 +3,10 @@
  * the HTML extractor's on a ~5 MB page, on the same machine in the same run. Figures only.
  */
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from "docx";
-import { extractDocx } from "../packages/shared/src/extract/docx.ts";
+import { extractDocx } from "../packages/shared/src/extract/office/docx.ts";
 import { DEFAULT_LIMITS } from "../packages/shared/src/extract/types.ts";
-import { readZip } from "../packages/shared/src/extract/zip.ts";
-import { extractText } from "../packages/shared/src/ingest/extract.ts";
+import { readZip } from "../packages/shared/src/extract/office/zip.ts";
+import { extractText } from "../packages/shared/src/extract/text.ts";
 
 const WORDS = (
   "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her " +

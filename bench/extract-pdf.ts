@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { extractPdf } from "../packages/shared/src/extract/pdf.ts";
-import { makePdf } from "../packages/shared/src/testing/pdf-fixture.ts";
+import { makePdf } from "@docstore/shared/testing";
 import { fmt, readJsonl, SCIFACT, type Doc } from "./lib.ts";
 
 const PAGES = 200;

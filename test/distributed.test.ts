@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer } from "node:net";
 import path from "node:path";
 import { removeDir, startService, until, type Service } from "./harness.ts";
-import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
+import { startS3Server } from "@docstore/shared/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 
@@ -193,6 +193,10 @@ describe("jobs that wait", () => {
       expect(svc.output).toContain("dropped a malformed ingestion job");
       const r = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "after", wait: "true" }, json: { text: "still fine" } });
       expect(r.body.status).toBe("ready");
+      // The worker process exports the drop, and the job it then handled, as metrics.
+      const metrics = await (await fetch(svc.workerMetrics[0]!)).text();
+      expect(metrics).toMatch(/^docstore_jobs_dropped_total\{queue="ingest"\} 1$/m);
+      expect(metrics).toMatch(/^docstore_jobs_handled_total\{queue="ingest",outcome="done"\} [1-9]/m);
     } finally {
       await queue.close();
       connection.disconnect();

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { removeDir, startService, uniqueName, until, type Service } from "./harness.ts";
-import { makePdf, makeScannedPdf } from "../packages/shared/src/testing/pdf-fixture.ts";
-import { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "../packages/shared/src/testing/office-fixtures.ts";
+import { makePdf, makeScannedPdf } from "@docstore/shared/testing";
+import { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "@docstore/shared/testing";
 
 let svc: Service;
 const c = uniqueName("docs");

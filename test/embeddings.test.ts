@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
-import { startOpenAIServer } from "../packages/shared/src/testing/openai-server.ts";
+import { startOpenAIServer } from "@docstore/shared/testing";
 
 type FakeOpenAI = Awaited<ReturnType<typeof startOpenAIServer>>;
 let openai: FakeOpenAI;

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { startS3Server } from "../packages/shared/src/testing/s3-server.ts";
+import { freePort, startS3Server } from "@docstore/shared/testing";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
@@ -51,9 +51,14 @@ export class Service {
     this.env = env;
   }
 
+  /** Each worker's metrics URL, in the order started. */
+  readonly workerMetrics: string[] = [];
+
   /** Starts one more worker process (distributed mode) and waits until it is consuming. */
   async startWorker(): Promise<ChildProcess> {
-    const { proc, output } = await spawnReady(WORKER, this.env, /docstore worker ready/);
+    const port = await freePort();
+    const { proc, output } = await spawnReady(WORKER, { ...this.env, WORKER_METRICS_PORT: String(port) }, /docstore worker ready/);
+    this.workerMetrics.push(`http://127.0.0.1:${port}/metrics`);
     this.output += output;
     proc.stdout!.on("data", (c: Buffer) => (this.output += c.toString()));
     proc.stderr!.on("data", (c: Buffer) => (this.output += c.toString()));

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
+import { v7 as uuidv7 } from "uuid";
 import {
   BadRequestError,
   DOC_ID,
   DOC_ID_RULE,
   blobKeyFor,
-  uuidv7,
   detectType,
   type DocumentRecord,
   type Metadata,

@@ -3,20 +3,15 @@
  * in-process worker (embedded mode) and the HTTP server, and shuts all of it down in order.
  */
 import type { AddressInfo } from "node:net";
-import { configOrExit, createLogger, createServices, onShutdown, type SqliteCatalog } from "@docstore/shared";
+import { configOrExit, createLogger, createServices, onShutdown } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
 const config = configOrExit("docstore", process.env);
 const logger = createLogger(config.logLevel);
-// Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
-const embedded = config.queue.kind === "local" && config.queue.embeddedWorker;
 let worker: EmbeddedWorker | null = null;
-const services = createServices(config, logger, {
-  notify: () => worker?.wake(),
-  checkpoint: embedded ? "external" : "auto",
-});
+const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
 
 let tokens = config.auth.tokens;
 let generated: string | null = null;
@@ -27,9 +22,10 @@ if (!tokens) {
   if (created) logger.info({ file: config.auth.tokenFile }, "generated an API token");
 }
 
-if (embedded) worker = startEmbeddedWorker(process.env, logger, services.catalog as SqliteCatalog);
+// Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
+if (services.localCatalog && config.queue.embeddedWorker) worker = startEmbeddedWorker(config, logger, services.localCatalog);
 
-const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens) });
+const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens), droppedJobs: () => worker?.dropped ?? 0 });
 const server = app.listen(config.http.port, config.http.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;

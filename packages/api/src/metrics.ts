@@ -32,6 +32,14 @@ export function createMetrics(ctx: AppContext) {
     },
   });
   new Gauge({
+    name: "docstore_jobs_dropped",
+    help: "Job payloads the embedded worker dropped because they did not match their queue's schema (worker processes export docstore_jobs_dropped_total)",
+    registers: [registry],
+    collect() {
+      this.set(ctx.droppedJobs?.() ?? 0);
+    },
+  });
+  new Gauge({
     name: "docstore_collections",
     help: "Collections in the catalog",
     registers: [registry],

@@ -1,6 +1,17 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { MulterError } from "multer";
-import { AppError, type Logger } from "@docstore/shared";
+import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
+
+/** The one mapping from what went wrong to an HTTP status. */
+const STATUS: Record<ErrorKind, { status: number; title: string }> = {
+  invalid: { status: 400, title: "Bad Request" },
+  unauthenticated: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
+  not_found: { status: 404, title: "Not Found" },
+  unsupported: { status: 415, title: "Unsupported Media Type" },
+  upstream: { status: 502, title: "Bad Gateway" },
+  unavailable: { status: 503, title: "Service Unavailable" },
+};
 
 interface Problem {
   status: number;
@@ -40,9 +51,7 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 /** The one place errors become responses: RFC 9457 problem details. */
 export function problemHandler(logger: Logger, maxUpload: number): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const p = err instanceof AppError
-      ? { status: err.status, title: err.title, detail: err.message, extras: err.extras }
-      : fromFramework(err, maxUpload);
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras } : fromFramework(err, maxUpload);
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");

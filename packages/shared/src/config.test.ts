@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import path from "node:path";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfig } from "./config.ts";
+import { ConfigError } from "./errors.ts";
 
 describe("loadConfig", () => {
   it("gives the documented defaults", () => {

@@ -1,8 +1,6 @@
 import { z } from "zod";
 import path from "node:path";
-
-/** Raised when the environment does not describe a service that can start. */
-export class ConfigError extends Error {}
+import { ConfigError } from "./errors.ts";
 
 export type Scope = "read" | "write" | "admin";
 export const ALL_SCOPES: readonly Scope[] = ["read", "write", "admin"];
@@ -67,6 +65,7 @@ const envSchema = z.object({
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
   WORKER_CONCURRENCY: int(1, 256).default(4),
+  WORKER_METRICS_PORT: int(0, 65535).default(9464),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name").optional(),
@@ -117,6 +116,7 @@ export function loadConfig(env: Env) {
     http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
     queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
+    worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },
     blobStore: {
       kind: e.BLOB_STORE,
       dir: path.join(dataDir, "blobs"),

@@ -1,61 +1,52 @@
 /**
- * One typed error base carrying the HTTP status; the API's error middleware turns any
- * AppError into RFC 9457 problem details, and anything else into a 500.
+ * Every error docstore raises on purpose, in one tree. Errors say what went wrong (`kind`),
+ * never how to answer it: the HTTP layer alone maps a kind to a status (api/src/problem.ts).
+ *
+ *   Error
+ *   ├── ConfigError                   the environment cannot make a working configuration
+ *   ├── AppError (kind)               a request cannot be served as asked
+ *   │   ├── BadRequestError           invalid
+ *   │   │   └── FilterSyntaxError     invalid, with the position of the problem
+ *   │   ├── UnauthorizedError         unauthenticated
+ *   │   ├── ForbiddenError            forbidden
+ *   │   ├── NotFoundError             not_found
+ *   │   ├── UnsupportedMediaTypeError unsupported
+ *   │   ├── UnavailableError          unavailable: a dependency is down; retrying later can work
+ *   │   └── EmbeddingRejectedError     upstream: a dependency refused a request it will always refuse
+ *   └── DocumentError                 one document can never be indexed as it is: it ends `failed`
+ *       ├── ExtractionError           its text cannot be extracted (encrypted, corrupt, a bomb...)
+ *       └── DimensionMismatchError    the embedder's vectors do not fit the index
  */
+
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+export type ErrorKind =
+  | "invalid"
+  | "unauthenticated"
+  | "forbidden"
+  | "not_found"
+  | "unsupported"
+  | "unavailable"
+  | "upstream";
+
 export class AppError extends Error {
-  readonly status: number;
-  readonly title: string;
+  readonly kind: ErrorKind;
   /** Extra members for the problem-details body (e.g. a filter error's position). */
   readonly extras: Record<string, unknown>;
 
-  constructor(status: number, title: string, detail: string, options?: { cause?: unknown; extras?: Record<string, unknown> }) {
+  constructor(kind: ErrorKind, detail: string, options?: { cause?: unknown; extras?: Record<string, unknown> }) {
     super(detail, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.status = status;
-    this.title = title;
+    this.kind = kind;
     this.extras = options?.extras ?? {};
   }
 }
 
 export class BadRequestError extends AppError {
   constructor(detail: string, extras?: Record<string, unknown>) {
-    super(400, "Bad Request", detail, { extras });
-  }
-}
-
-export class UnauthorizedError extends AppError {
-  constructor(detail: string) {
-    super(401, "Unauthorized", detail);
-  }
-}
-
-export class ForbiddenError extends AppError {
-  constructor(detail: string) {
-    super(403, "Forbidden", detail);
-  }
-}
-
-export class NotFoundError extends AppError {
-  constructor(detail: string) {
-    super(404, "Not Found", detail);
-  }
-}
-
-export class PayloadTooLargeError extends AppError {
-  constructor(detail: string) {
-    super(413, "Content Too Large", detail);
-  }
-}
-
-export class UnsupportedMediaTypeError extends AppError {
-  constructor(detail: string, mediaType?: string) {
-    super(415, "Unsupported Media Type", detail, { extras: mediaType ? { media_type: mediaType } : {} });
-  }
-}
-
-export class UnavailableError extends AppError {
-  constructor(detail: string, cause?: unknown) {
-    super(503, "Service Unavailable", detail, { cause });
+    super("invalid", detail, { extras });
   }
 }
 
@@ -66,5 +57,92 @@ export class FilterSyntaxError extends BadRequestError {
   constructor(message: string, position: number) {
     super(`${message} at position ${position}`, { position });
     this.position = position;
+  }
+}
+
+export class UnauthorizedError extends AppError {
+  constructor(detail: string) {
+    super("unauthenticated", detail);
+  }
+}
+
+export class ForbiddenError extends AppError {
+  constructor(detail: string) {
+    super("forbidden", detail);
+  }
+}
+
+export class NotFoundError extends AppError {
+  constructor(detail: string) {
+    super("not_found", detail);
+  }
+}
+
+export class UnsupportedMediaTypeError extends AppError {
+  constructor(detail: string, mediaType?: string) {
+    super("unsupported", detail, { extras: mediaType ? { media_type: mediaType } : {} });
+  }
+}
+
+export class UnavailableError extends AppError {
+  constructor(detail: string, cause?: unknown) {
+    super("unavailable", detail, { cause });
+  }
+}
+
+/** The embedding service refused a request for a reason a retry cannot fix (bad key, unknown model, input too long). */
+export class EmbeddingRejectedError extends AppError {
+  readonly upstreamStatus: number | undefined;
+
+  constructor(detail: string, upstreamStatus: number | undefined, cause: unknown) {
+    super("upstream", detail, { cause });
+    this.upstreamStatus = upstreamStatus;
+  }
+}
+
+/** A document that can never be indexed as it is: the worker marks it `failed` with this message, and never retries it. */
+export class DocumentError extends Error {
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(reason, options);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * A document whose text cannot be extracted: it ends `failed` with `reason` (e.g.
+ * "no extractable text", "encrypted PDF", "corrupt or truncated PDF", "decompression bomb:
+ * ...", "extraction timed out").
+ */
+export class ExtractionError extends DocumentError {}
+
+/** The model gives vectors of another length than the index holds: a configuration error that fails the documents. */
+export class DimensionMismatchError extends DocumentError {
+  readonly expected: number;
+  readonly actual: number;
+
+  constructor(message: string, expected: number, actual: number) {
+    super(message);
+    this.expected = expected;
+    this.actual = actual;
+  }
+
+  /** The embedder answered with vectors of the wrong length. */
+  static fromModel(model: string, expected: number, actual: number): DimensionMismatchError {
+    return new DimensionMismatchError(
+      `embedding model "${model}" returned ${actual}-dimensional vectors but EMBEDDING_DIMENSIONS (the index) expects ${expected}; ` +
+        `set EMBEDDING_DIMENSIONS=${actual} and re-index, or choose a model that gives ${expected}`,
+      expected,
+      actual,
+    );
+  }
+
+  /** The index was built with vectors of another length than the embedder gives now. */
+  static fromIndex(stored: number, given: number): DimensionMismatchError {
+    return new DimensionMismatchError(
+      `the index holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
+        `set EMBEDDING_DIMENSIONS=${stored} again, or index into a fresh DATA_DIR`,
+      stored,
+      given,
+    );
   }
 }

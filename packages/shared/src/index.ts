@@ -1,25 +1,43 @@
-export * from "./errors.ts";
-export * from "./config.ts";
+/**
+ * What packages/api and packages/worker import from shared, by name, and nothing else. Tests
+ * import the modules they test directly; test support is `@docstore/shared/testing`.
+ */
+export { loadConfig, ALL_SCOPES, type ApiToken, type Config, type Env, type Scope } from "./config.ts";
 export { configOrExit, onShutdown } from "./lifecycle.ts";
-export * from "./logger.ts";
-export * from "./ports.ts";
-export * from "./metadata.ts";
-export * from "./filter/index.ts";
-export * from "./cursor.ts";
-export * from "./names.ts";
-export { uuidv7 } from "./uuid.ts";
-export * from "./adapters.ts";
-export * from "./ingest/index.ts";
-export * from "./embed/index.ts";
-export { citeChunks } from "./extract/citations.ts";
+export { createLogger, type Logger } from "./logger.ts";
+export { createServices, type ApiServices, type WorkerServices } from "./compose.ts";
+export {
+  AppError,
+  BadRequestError,
+  ConfigError,
+  DocumentError,
+  EmbeddingRejectedError,
+  FilterSyntaxError,
+  ForbiddenError,
+  NotFoundError,
+  UnauthorizedError,
+  type ErrorKind,
+} from "./errors.ts";
+export type {
+  BlobStore,
+  Catalog,
+  ChunkInput,
+  DocumentRecord,
+  Embedder,
+  IndexedDocument,
+  SearchIndex,
+} from "./ports.ts";
+export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
+export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
+export { parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
+export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
+export { decodeCursor, encodeCursor } from "./domain/cursor.ts";
+export type { SupportedType } from "./domain/media-types.ts";
+export { parseFilter } from "./filter/parse.ts";
+export type { Filter } from "./filter/ast.ts";
+export { detectType } from "./detect/detect.ts";
+export { extractText } from "./extract/text.ts";
+export { joinSections, type Extracted } from "./extract/types.ts";
 export { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox } from "./extract/sandbox.ts";
-export { ExtractionError, joinSections, DEFAULT_LIMITS, type Extracted, type Section, type ExtractionLimits } from "./extract/types.ts";
-export { FsBlobStore } from "./blob/fs.ts";
-export { openDatabase, CATALOG_SCHEMA, INDEX_SCHEMA } from "./sqlite/db.ts";
-export { SqliteCatalog } from "./sqlite/catalog.ts";
-export { RedisCatalog } from "./redis/catalog.ts";
-export { SqliteSearchIndex } from "./sqlite/search-index.ts";
-export { QdrantSearchIndex } from "./qdrant/index.ts";
-export { LocalQueue, type QueueTable } from "./queue/local.ts";
-export { BullQueue } from "./queue/bullmq.ts";
-export { QUEUES, type QueueName, type JobPayload } from "./queue/jobs.ts";
+export { chunkText } from "./chunk/chunk.ts";
+export { citeChunks } from "./chunk/citations.ts";

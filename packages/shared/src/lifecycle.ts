@@ -1,4 +1,5 @@
-import { ConfigError, loadConfig, type Config, type Env } from "./config.ts";
+import { loadConfig, type Config, type Env } from "./config.ts";
+import { ConfigError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 
 /**

@@ -1,12 +1,15 @@
 /**
  * The ports: small interfaces that the API and the ingestion pipeline depend on. Each adapter
- * lives in one file and is chosen by the factory in adapters.ts from the configuration.
+ * lives in the folder of its port and is chosen by createServices (compose.ts) from the
+ * configuration. Every port that holds a resource (a connection, a file, a timer) has close().
  */
-import type { Filter } from "./filter/index.ts";
-import type { Metadata } from "./metadata.ts";
-import type { Citation } from "./extract/citations.ts";
+import type { Filter } from "./filter/ast.ts";
+import type { Metadata } from "./domain/metadata.ts";
+import type { Citation } from "./chunk/citations.ts";
+import type { IngestJob, JobHandlers } from "./jobs.ts";
 
-export type { Citation } from "./extract/citations.ts";
+export type { Citation } from "./chunk/citations.ts";
+export type { IngestJob } from "./jobs.ts";
 
 /** Raw files and texts, addressed by keys that our code builds from validated names. */
 export interface BlobStore {
@@ -17,6 +20,7 @@ export interface BlobStore {
   deletePrefix(prefix: string): Promise<void>;
   list(prefix: string): AsyncIterable<string>;
   ping(): Promise<void>;
+  close(): Promise<void>;
 }
 
 export type DocumentStatus = "queued" | "processing" | "ready" | "failed";
@@ -80,27 +84,17 @@ export interface Catalog {
   close(): Promise<void>;
 }
 
-/** What the worker consumes: one version of one document to ingest. */
-export interface IngestJob {
-  collection: string;
-  docId: string;
-  version: number;
-  jobId: string;
-}
-
-/**
- * Handles a batch of jobs. Throwing hands the batch back for a retry; on the final attempt
- * the handler should settle its documents (mark them failed) rather than throw.
- */
-export type QueueHandler = (jobs: IngestJob[], attempt: { finalAttempt: boolean }) => Promise<void>;
-
 export interface JobQueue {
   enqueue(job: IngestJob): Promise<void>;
-  /** Starts consuming; the handler gets batches and must settle every job in them. */
-  start(handler: QueueHandler): void;
+  /** Starts consuming: each handler gets its queue's jobs in batches and must settle every job in them. */
+  start(handlers: JobHandlers): void;
+  /** Jobs were added by another thread or process: look for them now (a no-op where the queue pushes them). */
+  wake(): void;
   /** Stops taking jobs and waits for the batch in flight. */
   stop(): Promise<void>;
   ping(): Promise<void>;
+  /** Stops, then releases the queue's connections. */
+  close(): Promise<void>;
 }
 
 export interface ChunkInput {
@@ -178,4 +172,5 @@ export interface Embedder {
   readonly dimensions: number;
   /** One vector per text, in order. Batching, retries and caching are the adapter's. */
   embed(texts: string[]): Promise<number[][]>;
+  close(): Promise<void>;
 }

@@ -1,20 +1,26 @@
 import { Worker } from "node:worker_threads";
-import type { Env, Logger, SqliteCatalog } from "@docstore/shared";
-import { isCall, serveCatalogWrites } from "./catalog-rpc.ts";
+import { isCall, serveCatalogWrites, type Config, type LocalCatalog, type Logger } from "@docstore/shared";
 
 export interface EmbeddedWorker {
   /** Tells the worker new documents are queued; calls in one turn of the event loop coalesce. */
   wake(): void;
+  /** Malformed jobs the thread dropped since it started. */
+  readonly dropped: number;
   /** Lets the batch in flight finish, then ends the thread. */
   stop(): Promise<void>;
 }
 
-/** Starts the worker thread. If it dies unexpectedly the process exits, so a supervisor restarts it. */
-export function startEmbeddedWorker(env: Env, logger: Logger, catalog: SqliteCatalog): EmbeddedWorker {
-  const thread = new Worker(new URL("./thread.ts", import.meta.url), { workerData: { env } });
+/**
+ * Starts the worker thread with the parsed configuration; `catalog` (the API thread's) carries
+ * out its writes. If the thread dies unexpectedly the process exits, so a supervisor restarts it.
+ */
+export function startEmbeddedWorker(config: Config, logger: Logger, catalog: LocalCatalog): EmbeddedWorker {
+  const thread = new Worker(new URL("./thread.ts", import.meta.url), { workerData: { config } });
   const serve = serveCatalogWrites(thread, catalog);
+  let dropped = 0;
   thread.on("message", (message: unknown) => {
     if (isCall(message)) serve(message);
+    else if (typeof message === "object" && message !== null && "dropped" in message) dropped++;
   });
   let stopping = false;
   let wakePending = false;
@@ -35,6 +41,9 @@ export function startEmbeddedWorker(env: Env, logger: Logger, catalog: SqliteCat
         wakePending = false;
         thread.postMessage("wake");
       });
+    },
+    get dropped() {
+      return dropped;
     },
     async stop() {
       if (stopping) return;

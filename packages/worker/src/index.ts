@@ -1,40 +1,40 @@
-import type { Catalog, Config, JobQueue, Logger, Services } from "@docstore/shared";
+import type { Config, JobHandlers, Logger, WorkerServices } from "@docstore/shared";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 import { createExtractor } from "./extractor.ts";
+import type { WorkerMetrics } from "./metrics.ts";
 
-export { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
-export { createExtractor } from "./extractor.ts";
-
-/** Consumes ingestion jobs from any queue adapter with the ingestion pipeline. */
-export function startWorker(queue: JobQueue, deps: PipelineDeps): { stop(): Promise<void> } {
-  queue.start((jobs, attempt) => ingestBatch(jobs, deps, attempt));
-  return { stop: () => queue.stop() };
-}
 
 /**
- * A worker over the configured services, with its own extraction sandbox. The embedded
- * thread passes its own queue and a catalog whose writes go to the API thread.
+ * Consumes the role's queue with the ingestion pipeline and its own extraction sandbox. The
+ * worker process and the embedded worker thread both run exactly this.
  */
-export function runWorker(
-  config: Config,
-  services: Services,
-  logger: Logger,
-  own: { queue?: JobQueue; catalog?: Catalog } = {},
-): { stop(): Promise<void> } {
+export function runWorker(config: Config, services: WorkerServices, logger: Logger, metrics?: WorkerMetrics): { stop(): Promise<void> } {
   const extractor = createExtractor(config);
-  const worker = startWorker(own.queue ?? services.queue, {
-    catalog: own.catalog ?? services.catalog,
+  const deps: PipelineDeps = {
+    catalog: services.catalog,
     blobs: services.blobs,
     index: services.index,
     embedder: services.embedder,
     extractor,
     logger,
     chunking: config.ingest,
-  });
+  };
+  const handlers: JobHandlers = {
+    ingest: async (jobs, attempt) => {
+      try {
+        await ingestBatch(jobs, deps, attempt);
+        metrics?.handled("ingest", jobs.length, "done");
+      } catch (err) {
+        metrics?.handled("ingest", jobs.length, "retry");
+        throw err;
+      }
+    },
+  };
+  services.queue.start(handlers);
   return {
     async stop() {
-      await worker.stop();
+      await services.queue.stop();
       await extractor.close();
     },
   };

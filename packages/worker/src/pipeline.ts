@@ -1,11 +1,9 @@
 import {
-  AppError,
-  DimensionMismatchError,
+  DocumentError,
   EmbeddingRejectedError,
   NotFoundError,
   chunkText,
   citeChunks,
-  ExtractionError,
   extractText,
   joinSections,
   type Extracted,
@@ -37,9 +35,6 @@ interface Prepared {
   doc: IndexedDocument;
   chunks: ChunkInput[];
 }
-
-/** Thrown for a document that can never be indexed as it is; anything else is retried. */
-class DocumentFailure extends Error {}
 
 /**
  * Ingests a batch: load each blob, extract, chunk, then index all of them in one write.
@@ -77,7 +72,8 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
       continue;
     }
     const err = outcome.reason as unknown;
-    if (!(err instanceof DocumentFailure)) throw err;
+    // A DocumentError can never succeed for this document; anything else is retried.
+    if (!(err instanceof DocumentError)) throw err;
     deps.logger.warn({ collection: record.collection, docId: record.docId, reason: err.message }, "document failed");
     failures.push(deps.catalog.markFailed(record.collection, record.docId, record.version, err.message));
   }
@@ -89,7 +85,7 @@ async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
     applied = await deps.index.indexDocuments(prepared.map(({ doc, chunks }) => ({ doc, chunks })));
   } catch (err) {
     // A wrong dimension or a request the service refuses fails the same way on every retry.
-    if (!(err instanceof DimensionMismatchError || err instanceof EmbeddingRejectedError)) throw err;
+    if (!(err instanceof DocumentError || err instanceof EmbeddingRejectedError)) throw err;
     deps.logger.error({ err }, "embedding refused");
     await Promise.all(prepared.map(({ record: r }) => deps.catalog.markFailed(r.collection, r.docId, r.version, err.message)));
     return;
@@ -135,17 +131,11 @@ async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: Docum
 const DECODE_ONLY = new Set(["text/plain", "text/markdown"]);
 
 async function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: PipelineDeps): Promise<Prepared> {
-  if (bytes === null) throw new DocumentFailure("raw content missing from the blob store");
-  let extracted: Extracted;
-  try {
-    extracted = DECODE_ONLY.has(record.contentType)
-      ? joinSections([{ text: extractText(bytes, record.contentType as SupportedType), at: {} }])
-      : await deps.extractor.extract(bytes, record.contentType);
-  } catch (err) {
-    if (err instanceof ExtractionError) throw new DocumentFailure(err.message);
-    if (err instanceof AppError && err.status < 500) throw new DocumentFailure(`text extraction failed: ${err.message}`);
-    throw err;
-  }
+  if (bytes === null) throw new DocumentError("raw content missing from the blob store");
+  // Extractors throw ExtractionError (a DocumentError) for a document at fault.
+  const extracted = DECODE_ONLY.has(record.contentType)
+    ? joinSections([{ text: extractText(bytes, record.contentType as SupportedType), at: {} }])
+    : await deps.extractor.extract(bytes, record.contentType);
   return chunked(record, extracted, deps);
 }
 
@@ -158,7 +148,7 @@ function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDep
     : sections.flatMap((s) =>
         chunkText(text.slice(s.start, s.end), deps.chunking).map((c) => ({ ...c, start: c.start + s.start, end: c.end + s.start })),
       ).map((c, index) => ({ ...c, index }));
-  if (chunks.length === 0) throw new DocumentFailure("no extractable text");
+  if (chunks.length === 0) throw new DocumentError("no extractable text");
   const citations = citeChunks(text, sections, chunks);
   return {
     record,

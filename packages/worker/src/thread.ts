@@ -1,15 +1,16 @@
 /**
- * The embedded mode's worker: a thread of the API process with its own database connections,
+ * The embedded mode's worker: a thread of the API process, and a composition root of its own.
+ * It receives the API's parsed configuration and builds only what a worker uses; its catalog
+ * reads through its own connection and sends every write to the API thread (catalog/rpc.ts),
  * so extraction, chunking and index writes run beside the HTTP event loop, not inside it.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { setPriority } from "node:os";
-import { LocalQueue, createLogger, createServices, loadConfig, type Env } from "@docstore/shared";
+import { createLogger, createServices, type Config } from "@docstore/shared";
 import { runWorker } from "./index.ts";
-import { remoteWritesCatalog } from "./catalog-rpc.ts";
 
 const port = parentPort!;
-const config = loadConfig((workerData as { env: Env }).env);
+const { config } = workerData as { config: Config };
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 
 // Indexing is background work: on Linux the nice value belongs to the calling thread, so this
@@ -21,10 +22,12 @@ try {
   logger.warn({ err }, "could not lower the worker thread's priority");
 }
 
-const services = createServices(config, logger);
-const catalog = remoteWritesCatalog(port, services.catalog);
-const queue = new LocalQueue(catalog, logger.child({ component: "queue" }));
-const worker = runWorker(config, services, logger, { queue, catalog });
+const services = createServices(config, logger, {
+  role: "embedded-worker",
+  port,
+  dropped: (queue) => port.postMessage({ dropped: queue }),
+});
+const worker = runWorker(config, services, logger);
 
 // The API thread leaves WAL checkpoints (and their fsync) to this thread.
 const maintenance = setInterval(() => {
@@ -37,7 +40,7 @@ const maintenance = setInterval(() => {
 
 port.on("message", (message: unknown) => {
   if (message === "wake") {
-    queue.wake();
+    services.queue.wake();
   } else if (message === "stop") {
     void (async () => {
       clearInterval(maintenance);

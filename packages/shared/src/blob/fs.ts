@@ -138,7 +138,7 @@ export class FsBlobStore implements BlobStore {
     if (this.#ownsDb) checkpoint(this.#db);
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.#ownsDb && this.#db.open) this.#db.close();
   }
 }

@@ -5,8 +5,8 @@ import type { AddressInfo } from "node:net";
 import { S3Client } from "@aws-sdk/client-s3";
 import { S3BlobStore, type S3BlobOptions } from "./s3.ts";
 import { NotFoundError, UnavailableError } from "../errors.ts";
-import { startS3Server, type S3TestServer } from "../testing/s3-server.ts";
-import { describeBlobStoreContract, listKeys, pattern } from "../testing/blob-contract.ts";
+import { startS3Server, type S3TestServer } from "../../test-support/s3-server.ts";
+import { describeBlobStoreContract, listKeys, pattern } from "../../test-support/blob-contract.ts";
 
 const MiB = 1024 * 1024;
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));

@@ -2,7 +2,7 @@ import { DeleteObjectCommand, DeleteObjectsCommand, GetObjectCommand, HeadBucket
 import { PutObjectCommand, S3Client, paginateListObjectsV2 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import type { BlobStore } from "../ports.ts";
-import { ConfigError } from "../config.ts";
+import { ConfigError } from "../errors.ts";
 import { AppError, NotFoundError, UnavailableError } from "../errors.ts";
 import { assertBlobKey } from "./fs.ts";
 
@@ -142,7 +142,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   /** Closes the pooled connections (at shutdown) of a client it built itself. */
-  close(): void {
+  async close(): Promise<void> {
     if (this.#ownsClient) this.#client.destroy();
   }
 

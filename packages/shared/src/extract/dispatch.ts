@@ -4,17 +4,17 @@
  * Its contract: an `Extracted`, or an ExtractionError when the document itself is at fault;
  * any other error is a bug.
  */
-import { AppError } from "../errors.ts";
-import { extractText } from "../ingest/extract.ts";
-import { isSupportedType, type SupportedType } from "../ingest/types.ts";
+import { ExtractionError } from "../errors.ts";
+import { extractText } from "./text.ts";
+import { isSupportedType, type SupportedType } from "../domain/media-types.ts";
 import { extractEml } from "./eml.ts";
 import { extractRtf } from "./rtf.ts";
 import { extractPdf } from "./pdf.ts";
-import { extractDocx } from "./docx.ts";
-import { extractXlsx } from "./xlsx.ts";
-import { extractPptx } from "./pptx.ts";
-import { extractOdt } from "./odt.ts";
-import { ExtractionError, joinSections, type Extracted, type ExtractionLimits } from "./types.ts";
+import { extractDocx } from "./office/docx.ts";
+import { extractXlsx } from "./office/xlsx.ts";
+import { extractPptx } from "./office/pptx.ts";
+import { extractOdt } from "./office/odt.ts";
+import { joinSections, type Extracted, type ExtractionLimits } from "./types.ts";
 
 /** `limits` bound what ZIP-based formats (DOCX, XLSX, PPTX, ODT) may unpack. */
 export async function extract(bytes: Uint8Array, type: string, limits: ExtractionLimits): Promise<Extracted> {
@@ -39,13 +39,7 @@ export async function extract(bytes: Uint8Array, type: string, limits: Extractio
   }
 }
 
-/** The text formats of ingest/, as one section. */
-function fromText(bytes: Uint8Array, type: SupportedType): Extracted {
-  try {
-    return joinSections([{ text: extractText(bytes, type), at: {} }]);
-  } catch (error) {
-    // Malformed JSON or CSV, or binary bytes: the document is at fault, not the service.
-    if (error instanceof AppError && error.status < 500) throw new ExtractionError(error.message, { cause: error });
-    throw error;
-  }
+/** The text formats (text.ts), as one section. */
+export function fromText(bytes: Uint8Array, type: SupportedType): Extracted {
+  return joinSections([{ text: extractText(bytes, type), at: {} }]);
 }

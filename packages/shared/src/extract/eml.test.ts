@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extractEml, formatSize } from "./eml.ts";
-import { ExtractionError } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 const eml = (lines: string[]) => new TextEncoder().encode(lines.join("\r\n"));
 const base64Lines = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64").match(/.{1,76}/g) ?? [];

@@ -4,8 +4,9 @@
  * extracted: a PDF inside a mail is its own document if someone uploads it.
  */
 import PostalMime, { type Address, type Attachment, type Email } from "postal-mime";
-import { htmlToText } from "../ingest/html.ts";
-import { ExtractionError, joinSections, type Extracted } from "./types.ts";
+import { htmlToText } from "./html.ts";
+import { joinSections, type Extracted } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 export async function extractEml(bytes: Uint8Array): Promise<Extracted> {
   const email = await parse(bytes);

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeCjkPdf, makePdf, makeScannedPdf } from "../testing/pdf-fixture.ts";
+import { makeCjkPdf, makePdf, makeScannedPdf } from "../../test-support/pdf-fixture.ts";
 import { extractPdf, pageText } from "./pdf.ts";
-import { ExtractionError } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 const FIXTURES = path.resolve(import.meta.dirname, "../../../../test/fixtures");
 const PHRASE = "the heron nests only on the third page";

@@ -10,7 +10,8 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import { getDocument, VerbosityLevel, type PDFDocumentProxy } from "pdfjs-dist/legacy/build/pdf.mjs";
-import { ExtractionError, joinSections, type Extracted } from "./types.ts";
+import { joinSections, type Extracted } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 const CLEANUP_EVERY = 25;
 const CMAP_DIR = path.join(path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json")), "cmaps") + "/";

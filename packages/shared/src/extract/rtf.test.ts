@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { extractRtf } from "./rtf.ts";
-import { ExtractionError } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 const rtf = (source: string) => new TextEncoder().encode(source);
 const text = (source: string) => extractRtf(rtf(source)).text;

@@ -6,7 +6,8 @@
  * Paragraphs with an outline level (Word writes one for heading styles) become `#` lines.
  */
 import iconv from "iconv-lite";
-import { ExtractionError, joinSections, type Extracted } from "./types.ts";
+import { joinSections, type Extracted } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 interface GroupState {
   skip: boolean; // inside a destination whose text is not content

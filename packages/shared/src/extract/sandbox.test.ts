@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox, type SandboxOptions } from "./sandbox.ts";
-import { ExtractionError } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
-const TESTING = new URL("./testing-dispatch.ts", import.meta.url);
+const TESTING = new URL("../../test-support/extract-dispatch.ts", import.meta.url);
 const bytes = (text: string) => new TextEncoder().encode(text);
 
 const open: ExtractionSandbox[] = [];

@@ -6,7 +6,8 @@
  * Workers start when a document needs one and are reused until they die.
  */
 import { isMarkedAsUntransferable, Worker } from "node:worker_threads";
-import { DEFAULT_LIMITS, ExtractionError, type Extracted, type ExtractionLimits } from "./types.ts";
+import { DEFAULT_LIMITS, type Extracted, type ExtractionLimits } from "./types.ts";
+import { ExtractionError } from "../errors.ts";
 
 export interface SandboxOptions {
   /** Longest a document may take, counted from when a worker starts on it (not while queued). */

@@ -29,18 +29,6 @@ export interface ExtractionLimits {
 
 export const DEFAULT_LIMITS: ExtractionLimits = { maxUncompressedBytes: 200 * 1024 * 1024, maxEntries: 10_000 };
 
-/**
- * A document that cannot be extracted as it is: it ends `failed` with `reason` (e.g.
- * "no extractable text", "encrypted PDF", "corrupt or truncated PDF", "decompression bomb:
- * ...", "extraction timed out"). Any other error is a bug or a transient failure.
- */
-export class ExtractionError extends Error {
-  constructor(reason: string, options?: { cause?: unknown }) {
-    super(reason, options);
-    this.name = "ExtractionError";
-  }
-}
-
 /** Joins parts (pages, sheets, slides) into one text and records where each lies. */
 export function joinSections<T extends Omit<Section, "start" | "end">>(parts: { text: string; at: T }[]): Extracted {
   let text = "";

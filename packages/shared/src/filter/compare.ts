@@ -1,4 +1,4 @@
-import type { Metadata, Scalar } from "../metadata.ts";
+import type { Metadata, Scalar } from "../domain/metadata.ts";
 import type { Value } from "./ast.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Metadata } from "../metadata.ts";
+import type { Metadata } from "../domain/metadata.ts";
 import { compareCodePoints } from "./compare.ts";
 import { evaluate } from "./evaluate.ts";
 import { compareForOrder } from "./order.ts";

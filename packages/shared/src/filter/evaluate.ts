@@ -25,7 +25,7 @@
  *   not "1"). NSAMEAS is its negation.
  * - Dotted field names are plain keys: metadata cannot nest, so `a.b` is always missing.
  */
-import type { Metadata, Scalar } from "../metadata.ts";
+import type { Metadata, Scalar } from "../domain/metadata.ts";
 import type { Condition, Filter, Value } from "./ast.ts";
 import { compareToValue, elementsOf, isEmpty, lower, sameValue, textOf } from "./compare.ts";
 

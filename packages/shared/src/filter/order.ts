@@ -8,7 +8,7 @@
  * A missing field or an empty array sorts last in both directions. Later terms break ties;
  * full ties are left to the caller (e.g. by id).
  */
-import type { Metadata, Scalar } from "../metadata.ts";
+import type { Metadata, Scalar } from "../domain/metadata.ts";
 import type { OrderTerm } from "./ast.ts";
 import { compareCodePoints } from "./compare.ts";
 

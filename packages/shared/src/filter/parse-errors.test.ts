@@ -67,7 +67,7 @@ describe("parseFilter: errors name the problem and its position", () => {
     expect(err.position).toBe(position);
     expect(err.message).toMatch(message);
     expect(err.message).toMatch(new RegExp(`at position ${position}$`));
-    expect(err.status).toBe(400);
+    expect(err.kind).toBe("invalid");
   });
 
   it("rejects filters longer than the limit", () => {

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { FilterSyntaxError } from "../errors.ts";
 import { evaluate } from "./evaluate.ts";
 import { parseFilter } from "./parse.ts";
-import { FilterTestDb } from "./test-db.ts";
+import { FilterTestDb } from "../../test-support/filter-test-db.ts";
 
 const NOW = new Date("2024-06-15T12:00:00Z");
 const db = new FilterTestDb();

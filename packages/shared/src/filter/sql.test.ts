@@ -1,10 +1,10 @@
 import { afterAll, describe, expect, it } from "vitest";
-import type { Metadata } from "../metadata.ts";
+import type { Metadata } from "../domain/metadata.ts";
 import type { Filter } from "./ast.ts";
 import { evaluate } from "./evaluate.ts";
 import { MAX_FILTER_LENGTH, parseFilter } from "./parse.ts";
 import { compileToSql } from "./sql.ts";
-import { FilterTestDb } from "./test-db.ts";
+import { FilterTestDb } from "../../test-support/filter-test-db.ts";
 
 const NOW = new Date("2024-06-15T12:00:00Z");
 const DOCS: Metadata[] = [

@@ -1,5 +1,5 @@
 import { FilterSyntaxError } from "../errors.ts";
-import { KNOWN_FIELD_TYPES, type KnownFieldType } from "../metadata.ts";
+import { KNOWN_FIELD_TYPES, type KnownFieldType } from "../domain/metadata.ts";
 import type { Value } from "./ast.ts";
 import { parseFilterInstant } from "./dates.ts";
 

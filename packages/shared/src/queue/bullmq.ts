@@ -1,9 +1,9 @@
 import { Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
-import type { IngestJob, JobQueue, QueueHandler } from "../ports.ts";
+import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
-import { QUEUES } from "./jobs.ts";
+import { QUEUES, parseJob, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../jobs.ts";
 
 const ingest = QUEUES.ingest;
 
@@ -15,6 +15,8 @@ export interface BullQueueOptions {
   logger: Logger;
   /** How long a worker holds a job before another may take it over (a dead worker's jobs). */
   lockMs?: number;
+  /** Told of each malformed payload dropped (for the worker's metrics). */
+  dropped?: DroppedJob;
 }
 
 /**
@@ -26,7 +28,6 @@ export class BullQueue implements JobQueue {
   readonly #producerConnection: Redis;
   readonly #queue: Queue;
   #worker: Worker | null = null;
-  #dropped = 0;
   #batch: { job: IngestJob; finalAttempt: boolean; done: (err?: unknown) => void }[] = [];
 
   constructor(options: BullQueueOptions) {
@@ -42,11 +43,6 @@ export class BullQueue implements JobQueue {
     this.#queue.on("error", (err) => options.logger.debug({ err }, "queue error"));
   }
 
-  /** Malformed payloads dropped since start (they are never retried). */
-  get dropped(): number {
-    return this.#dropped;
-  }
-
   async enqueue(job: IngestJob): Promise<void> {
     try {
       await this.#queue.add(ingest.name, job, { jobId: job.jobId });
@@ -55,7 +51,8 @@ export class BullQueue implements JobQueue {
     }
   }
 
-  start(handler: QueueHandler): void {
+  start(handlers: JobHandlers): void {
+    const handler = handlers.ingest;
     if (this.#worker) throw new Error("queue already started");
     const lockDuration = this.#options.lockMs ?? 10_000;
     const connection = new Redis(this.#options.redisUrl, { maxRetriesPerRequest: null });
@@ -74,25 +71,24 @@ export class BullQueue implements JobQueue {
     );
   }
 
-  async #process(job: Job, handler: QueueHandler): Promise<void> {
-    const parsed = ingest.payload.safeParse(job.data);
-    if (!parsed.success) {
-      // A retry can never fix a malformed payload: drop it, log it, count it.
-      this.#dropped++;
-      this.#options.logger.warn({ jobId: job.id, issues: parsed.error.issues.slice(0, 3) }, "dropped a malformed ingestion job");
-      return;
-    }
+  async #process(job: Job, handler: JobHandler<"ingest">): Promise<void> {
+    // A retry can never fix a malformed payload: drop it (the job completes), log it, count it.
+    const payload = parseJob("ingest", job.data, job.id, (queue, detail) => {
+      this.#options.logger.warn({ queue, ...detail }, "dropped a malformed ingestion job");
+      this.#options.dropped?.(queue, detail);
+    });
+    if (!payload) return;
     const attempts = job.opts.attempts ?? 1;
     const finalAttempt = job.attemptsMade + 1 >= attempts;
     // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
     // batch: one index transaction and one catalog commit instead of one per document.
     await new Promise<void>((resolve, reject) => {
       if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
-      this.#batch.push({ job: parsed.data, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
+      this.#batch.push({ job: payload, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
     });
   }
 
-  async #flush(handler: QueueHandler): Promise<void> {
+  async #flush(handler: JobHandler<"ingest">): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
     // A job on its last attempt is handled apart, so that giving up on it fails only it.
@@ -108,10 +104,17 @@ export class BullQueue implements JobQueue {
     }
   }
 
+  /** BullMQ's workers are told of new jobs by Redis. */
+  wake(): void {}
+
   /** Waits for the jobs in flight; jobs not yet taken stay in Redis for other workers. */
   async stop(): Promise<void> {
     await this.#worker?.close();
     this.#worker = null;
+  }
+
+  async close(): Promise<void> {
+    await this.stop();
     await this.#queue.close();
     this.#producerConnection.disconnect();
   }

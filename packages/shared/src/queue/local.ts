@@ -1,9 +1,11 @@
-import type { IngestJob, JobQueue, QueueHandler } from "../ports.ts";
+import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
+import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../jobs.ts";
 
 /** The part of the catalog that serves as the queue (SqliteCatalog, or a proxy to it). */
 export interface QueueTable {
-  claimQueued(limit: number): IngestJob[] | Promise<IngestJob[]>;
+  /** Marks up to `limit` queued documents as processing and returns their jobs, unvalidated. */
+  claimQueued(limit: number): unknown[] | Promise<unknown[]>;
   requeueProcessing(): number | Promise<number>;
   /** Puts claimed jobs back in the queue (a stop, or a batch that failed as a whole). */
   release(jobs: IngestJob[]): void | Promise<void>;
@@ -20,15 +22,21 @@ export class LocalQueue implements JobQueue {
   readonly #logger: Logger;
   readonly #batchSize: number;
   readonly #notify: (() => void) | undefined;
+  readonly #dropped: DroppedJob;
   #wake: (() => void) | null = null;
   #running = false;
   #loop: Promise<void> | null = null;
 
-  constructor(catalog: QueueTable, logger: Logger, options: { batchSize?: number; notify?: (() => void) | undefined } = {}) {
+  constructor(
+    catalog: QueueTable,
+    logger: Logger,
+    options: { batchSize?: number; notify?: (() => void) | undefined; dropped?: DroppedJob } = {},
+  ) {
     this.#catalog = catalog;
     this.#logger = logger;
     this.#batchSize = options.batchSize ?? 64;
     this.#notify = options.notify;
+    this.#dropped = options.dropped ?? (() => {});
   }
 
   async enqueue(_job: IngestJob): Promise<void> {
@@ -41,19 +49,30 @@ export class LocalQueue implements JobQueue {
     this.#wake?.();
   }
 
-  start(handler: QueueHandler): void {
+  start(handlers: JobHandlers): void {
     if (this.#running) throw new Error("queue already started");
     this.#running = true;
-    this.#loop = this.#consume(handler);
+    this.#loop = this.#consume(handlers);
   }
 
-  async #consume(handler: QueueHandler): Promise<void> {
+  /** The claimed rows that are well-formed jobs; the others are logged, counted and left out. */
+  #valid(rows: unknown[]): IngestJob[] {
+    return rows.flatMap((row) => {
+      const job = parseJob("ingest", row, undefined, (queue, detail) => {
+        this.#logger.warn({ queue, ...detail }, "dropped a malformed ingestion job");
+        this.#dropped(queue, detail);
+      });
+      return job ? [job] : [];
+    });
+  }
+
+  async #consume(handlers: JobHandlers): Promise<void> {
     const requeued = await this.#catalog.requeueProcessing();
     if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
     let next = this.#catalog.claimQueued(this.#batchSize);
     while (this.#running) {
-      const jobs = await next;
-      if (jobs.length === 0) {
+      const rows = await next;
+      if (rows.length === 0) {
         // Sleep until a new job arrives; the timeout also picks up rows other processes add.
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, 1000);
@@ -68,9 +87,11 @@ export class LocalQueue implements JobQueue {
       }
       // Claim the next batch while this one is handled, so the worker never waits for it.
       next = this.#catalog.claimQueued(this.#batchSize);
+      const jobs = this.#valid(rows);
+      if (jobs.length === 0) continue;
       try {
         // The table keeps a failed batch queued for the next start, so no attempt is final.
-        await handler(jobs, { finalAttempt: false });
+        await handlers.ingest(jobs, { finalAttempt: false });
       } catch (err) {
         this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
         await this.#catalog.release(jobs);
@@ -78,7 +99,7 @@ export class LocalQueue implements JobQueue {
       }
     }
     // Hand back what was claimed ahead but not handled.
-    await this.#catalog.release(await next);
+    await this.#catalog.release(this.#valid(await next));
   }
 
   async stop(): Promise<void> {
@@ -89,5 +110,10 @@ export class LocalQueue implements JobQueue {
 
   async ping(): Promise<void> {
     await this.#catalog.ping();
+  }
+
+  /** The table is the catalog's: nothing of its own to release. */
+  async close(): Promise<void> {
+    await this.stop();
   }
 }

@@ -1,7 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { registerFilterFunctions } from "../filter/index.ts";
+import { registerFilterFunctions } from "../filter/sql-functions.ts";
 
 export type Db = Database.Database;
 

@@ -1,0 +1,214 @@
+import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
+import type { Metadata } from "../domain/metadata.ts";
+import type { Db } from "../sqlite/db.ts";
+import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { GroupCommit } from "../sqlite/group-commit.ts";
+
+interface Row {
+  collection: string;
+  doc_id: string;
+  version: number;
+  job_id: string;
+  status: DocumentRecord["status"];
+  metadata: string;
+  filename: string | null;
+  content_type: string;
+  blob_key: string;
+  size: number;
+  sha256: string;
+  chunks: number;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const COLUMNS =
+  "collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, created_at, updated_at";
+
+function toRecord(row: Row): DocumentRecord {
+  return {
+    collection: row.collection,
+    docId: row.doc_id,
+    version: row.version,
+    jobId: row.job_id,
+    status: row.status,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    filename: row.filename,
+    contentType: row.content_type,
+    blobKey: row.blob_key,
+    size: row.size,
+    sha256: row.sha256,
+    chunks: row.chunks,
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** The catalog in SQLite. Its documents table doubles as the embedded mode's durable queue. */
+export class SqliteCatalog implements Catalog {
+  readonly #db: Db;
+  readonly #stmt;
+  readonly #commit: GroupCommit;
+
+  /** `commit` may be shared with other stores on the same connection (one commit for all). */
+  constructor(db: Db, commit = new GroupCommit(db)) {
+    this.#db = db;
+    this.#commit = commit;
+    this.#stmt = {
+      addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
+      get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id = ?`),
+      insert: db.prepare(
+        `INSERT INTO documents (collection, doc_id, version, job_id, status, metadata, filename, content_type,
+           blob_key, size, sha256, queued_seq, created_at, updated_at)
+         VALUES (@collection, @docId, 1, @jobId, 'queued', @metadata, @filename, @contentType,
+           @blobKey, @size, @sha256, @seq, @now, @now)
+         ON CONFLICT (collection, doc_id) DO UPDATE SET version = version + 1, job_id = excluded.job_id,
+           status = 'queued', metadata = excluded.metadata, filename = excluded.filename,
+           content_type = excluded.content_type, blob_key = excluded.blob_key, size = excluded.size,
+           sha256 = excluded.sha256, chunks = 0, error = NULL, queued_seq = excluded.queued_seq,
+           updated_at = excluded.updated_at
+         RETURNING version, created_at`,
+      ),
+      restore: db.prepare(
+        `UPDATE documents SET version = @version, job_id = @jobId, status = @status, metadata = @metadata,
+           filename = @filename, content_type = @contentType, blob_key = @blobKey, size = @size, sha256 = @sha256,
+           chunks = @chunks, error = @error, updated_at = @updatedAt
+         WHERE collection = @collection AND doc_id = @docId AND version = @newVersion`,
+      ),
+      unaccept: db.prepare<[string, string, number]>("DELETE FROM documents WHERE collection = ? AND doc_id = ? AND version = ?"),
+      dropIfEmpty: db.prepare<[string, string]>(
+        "DELETE FROM collections WHERE name = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE collection = ?)",
+      ),
+      mark: db.prepare(
+        `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
+         WHERE collection = @collection AND doc_id = @docId AND version = @version`,
+      ),
+      claim: db.prepare<[string, number], { collection: string; doc_id: string; version: number; job_id: string }>(
+        `UPDATE documents SET status = 'processing', updated_at = ?
+         WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_seq, id LIMIT ?)
+         RETURNING collection, doc_id, version, job_id`,
+      ),
+      requeue: db.prepare("UPDATE documents SET status = 'queued' WHERE status = 'processing'"),
+      release: db.prepare<[string, string, number]>(
+        "UPDATE documents SET status = 'queued' WHERE collection = ? AND doc_id = ? AND version = ? AND status = 'processing'",
+      ),
+      delete: db.prepare<[string, string], Row>(`DELETE FROM documents WHERE collection = ? AND doc_id = ? RETURNING ${COLUMNS}`),
+      deleteDocs: db.prepare("DELETE FROM documents WHERE collection = ?"),
+      deleteCollection: db.prepare("DELETE FROM collections WHERE name = ?"),
+      exists: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM collections WHERE name = ?"),
+      collections: db.prepare<[], CollectionStats>(
+        `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
+           coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
+         FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
+      ),
+      list: db.prepare<[string, string, number], Row>(
+        `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,
+      ),
+    };
+  }
+
+  /** Loads arriving together share one transaction: one commit instead of one per request. */
+  async accept(doc: NewDocument) {
+    return this.#commit.run(() => {
+      const now = new Date().toISOString();
+      this.#stmt.addCollection.run(doc.collection, now);
+      const before = this.#stmt.get.get(doc.collection, doc.docId);
+      const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq: Date.now(), now }) as {
+        version: number;
+        created_at: string;
+      };
+      const record: DocumentRecord = { ...doc, version: row.version, status: "queued", chunks: 0, error: null, createdAt: row.created_at, updatedAt: now };
+      return { record, previous: before ? toRecord(before) : null };
+    });
+  }
+
+  async rollback(record: DocumentRecord, previous: DocumentRecord | null) {
+    await this.#commit.run(() => {
+      if (previous) {
+        this.#stmt.restore.run({ ...previous, metadata: JSON.stringify(previous.metadata), newVersion: record.version });
+      } else {
+        this.#stmt.unaccept.run(record.collection, record.docId, record.version);
+        this.#stmt.dropIfEmpty.run(record.collection, record.collection);
+      }
+    });
+  }
+
+  async get(collection: string, docId: string) {
+    const row = this.#stmt.get.get(collection, docId);
+    return row ? toRecord(row) : null;
+  }
+
+  #mark(collection: string, docId: string, version: number, status: string, chunks: number | null, error: string | null) {
+    const mark = { collection, docId, version, status, chunks, error, now: new Date().toISOString() };
+    return this.#commit.run(() => this.#stmt.mark.run(mark).changes > 0);
+  }
+
+  async markProcessing(collection: string, docId: string, version: number) {
+    return this.#mark(collection, docId, version, "processing", null, null);
+  }
+
+  async markReady(collection: string, docId: string, version: number, chunks: number) {
+    return this.#mark(collection, docId, version, "ready", chunks, null);
+  }
+
+  async markFailed(collection: string, docId: string, version: number, error: string) {
+    return this.#mark(collection, docId, version, "failed", 0, error);
+  }
+
+  /** Takes up to `limit` queued documents, oldest first, and marks them processing. */
+  claimQueued(limit: number): IngestJob[] {
+    return this.#stmt.claim
+      .all(new Date().toISOString(), limit)
+      .map((r) => ({ collection: r.collection, docId: r.doc_id, version: r.version, jobId: r.job_id }));
+  }
+
+  /** After a crash, whatever was being processed is queued again (indexing is idempotent). */
+  requeueProcessing(): number {
+    return this.#stmt.requeue.run().changes;
+  }
+
+  release(jobs: IngestJob[]): void {
+    if (jobs.length === 0) return;
+    this.#db.transaction(() => {
+      for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
+    }).immediate();
+  }
+
+  async delete(collection: string, docId: string) {
+    const row = this.#stmt.delete.get(collection, docId);
+    return row ? toRecord(row) : null;
+  }
+
+  async deleteCollection(collection: string) {
+    return this.#db.transaction(() => {
+      const removed = this.#stmt.deleteDocs.run(collection).changes;
+      this.#stmt.deleteCollection.run(collection);
+      return removed;
+    }).immediate();
+  }
+
+  async collectionExists(collection: string) {
+    return this.#stmt.exists.get(collection) !== undefined;
+  }
+
+  async listCollections() {
+    return this.#stmt.collections.all();
+  }
+
+  async listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
+    const after = cursor === null ? "" : decodeCursor(cursor, "string");
+    const rows = this.#stmt.list.all(collection, after, limit + 1);
+    const items = rows.slice(0, limit).map(toRecord);
+    const last = items.at(-1);
+    return { items, next: rows.length > limit && last ? encodeCursor(last.docId) : null };
+  }
+
+  async ping() {
+    this.#db.prepare("SELECT 1").get();
+  }
+
+  async close() {
+    if (this.#db.open) this.#db.close();
+  }
+}

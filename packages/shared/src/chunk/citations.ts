@@ -1,0 +1,61 @@
+import type { Section } from "../extract/types.ts";
+
+/** Where a chunk comes from, for a client to cite: page, sheet or slide, and the headings above it. */
+export interface Citation {
+  page?: number;
+  sheet?: string;
+  slide?: number;
+  headingPath?: string[];
+}
+
+interface Heading {
+  at: number;
+  level: number;
+  title: string;
+}
+
+const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t#]*$/;
+const FENCE = /^(```|~~~)/;
+
+/** Markdown heading lines of the text, outside fenced code blocks, with their offsets. */
+function headings(text: string): Heading[] {
+  const found: Heading[] = [];
+  let inFence = false;
+  let at = 0;
+  for (const line of text.split("\n")) {
+    if (FENCE.test(line.trimStart())) inFence = !inFence;
+    else if (!inFence) {
+      const m = HEADING.exec(line);
+      if (m) found.push({ at, level: m[1]!.length, title: m[2]! });
+    }
+    at += line.length + 1;
+  }
+  return found;
+}
+
+/** The citation of each chunk, by the offset where it starts. */
+export function citeChunks(text: string, sections: readonly Section[], chunks: readonly { start: number }[]): Citation[] {
+  const marks = headings(text);
+  const path: Heading[] = [];
+  let next = 0;
+  let section = 0;
+  // Chunks come in offset order, so one pass over headings and sections serves them all.
+  return chunks.map(({ start }) => {
+    // A heading that starts the chunk belongs to its path, hence <=.
+    while (next < marks.length && marks[next]!.at <= start) {
+      const h = marks[next++]!;
+      while (path.length > 0 && path[path.length - 1]!.level >= h.level) path.pop();
+      path.push(h);
+    }
+    while (section < sections.length - 1 && sections[section]!.end < start) section++;
+    const s = sections[section];
+    const cite: Citation = {};
+    if (s && s.start <= start + 1) {
+      if (s.page !== undefined) cite.page = s.page;
+      if (s.sheet !== undefined) cite.sheet = s.sheet;
+      if (s.slide !== undefined) cite.slide = s.slide;
+    }
+    if (path.length > 0) cite.headingPath = path.map((h) => h.title);
+    return cite;
+  });
+}

@@ -1,0 +1,133 @@
+/**
+ * The one place where adapters are chosen. Each process (and the embedded worker thread) calls
+ * createServices once, with the parsed configuration and its role, and gets exactly the
+ * services that role uses, each behind its port.
+ */
+import type { MessagePort } from "node:worker_threads";
+import type { Config } from "./config.ts";
+import { ConfigError } from "./errors.ts";
+import type { DroppedJob } from "./jobs.ts";
+import type { Logger } from "./logger.ts";
+import type { BlobStore, Catalog, Embedder, JobQueue, SearchIndex } from "./ports.ts";
+import { FsBlobStore } from "./blob/fs.ts";
+import { S3BlobStore } from "./blob/s3.ts";
+import { RedisCatalog } from "./catalog/redis.ts";
+import { remoteWritesCatalog, type LocalCatalog } from "./catalog/rpc.ts";
+import { SqliteCatalog } from "./catalog/sqlite.ts";
+import { MemoryEmbeddingCache, SqliteEmbeddingCache, type EmbeddingCache } from "./embedder/cache.ts";
+import { OpenAIEmbedder } from "./embedder/openai.ts";
+import { QdrantSearchIndex } from "./index/qdrant/search-index.ts";
+import { SqliteSearchIndex } from "./index/sqlite.ts";
+import { BullQueue } from "./queue/bullmq.ts";
+import { LocalQueue } from "./queue/local.ts";
+import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase, type Db } from "./sqlite/db.ts";
+import { GroupCommit } from "./sqlite/group-commit.ts";
+
+interface CommonServices {
+  catalog: Catalog;
+  index: SearchIndex;
+  blobs: BlobStore;
+  /** Null when EMBEDDER=none: search is lexical only. */
+  embedder: Embedder | null;
+  /** Closes every adapter, then the databases this call opened. */
+  close(): Promise<void>;
+}
+
+export interface ApiServices extends CommonServices {
+  /** Where accepted documents are queued. */
+  queue: JobQueue;
+  /**
+   * With QUEUE=local, the catalog that owns every SQLite write, which serves the embedded
+   * worker thread's writes too (catalog/rpc.ts); null otherwise.
+   */
+  localCatalog: LocalCatalog | null;
+}
+
+export interface WorkerServices extends CommonServices {
+  /** Where the worker takes its jobs. */
+  queue: JobQueue;
+  /** Checkpoints the SQLite WAL files this role opened (the embedded thread calls it periodically). */
+  maintain(): void;
+}
+
+export type Role =
+  | { role: "api"; notify?: () => void }
+  | { role: "worker"; dropped?: DroppedJob }
+  | { role: "embedded-worker"; port: MessagePort; dropped?: DroppedJob };
+
+type ServicesOf<R extends Role> = R extends { role: "api" } ? ApiServices : WorkerServices;
+
+export function createServices<R extends Role>(config: Config, logger: Logger, role: R): ServicesOf<R>;
+export function createServices(config: Config, logger: Logger, role: Role): ApiServices | WorkerServices {
+  const dbs: Db[] = [];
+  const open = (file: string, schema: string, checkpoints: "auto" | "external") => {
+    const db = openDatabase(file, schema, { checkpoint: checkpoints });
+    dbs.push(db);
+    return db;
+  };
+  // With the embedded worker, the API thread leaves WAL checkpoints (and their fsync) to it.
+  const checkpoints = role.role === "api" && config.queue.kind === "local" && config.queue.embeddedWorker ? "external" : "auto";
+  // catalog.sqlite, opened only when something uses it, holds the catalog and the small blobs
+  // of the fs blob store: concurrent loads share one group commit (each load writes its blob,
+  // then its row, in two transactions, so a row never names a blob that is not there).
+  let catalogFile: { db: Db; commit: GroupCommit } | null = null;
+  const catalogDb = () => {
+    if (catalogFile) return catalogFile;
+    const db = open(config.catalog.file, CATALOG_SCHEMA, checkpoints);
+    return (catalogFile = { db, commit: new GroupCommit(db) });
+  };
+
+  const sqliteCatalog = config.catalog.kind === "sqlite" ? new SqliteCatalog(catalogDb().db, catalogDb().commit) : null;
+  const remoteCatalog = sqliteCatalog && role.role === "embedded-worker" ? remoteWritesCatalog(role.port, sqliteCatalog) : null;
+  const catalog: Catalog =
+    remoteCatalog ??
+    sqliteCatalog ??
+    new RedisCatalog({ redisUrl: config.catalog.redisUrl, prefix: config.catalog.prefix, logger: logger.child({ component: "catalog" }) });
+  const index: SearchIndex =
+    config.index.kind === "sqlite"
+      ? new SqliteSearchIndex(open(config.index.file, INDEX_SCHEMA, checkpoints))
+      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.dimensions });
+  const blobs: BlobStore =
+    config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
+  // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.
+  const cache: EmbeddingCache = role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile);
+  const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache }) : null;
+  if (!embedder) cache.close();
+
+  const queueLogger = logger.child({ component: "queue" });
+  let queue: JobQueue;
+  let localCatalog: LocalCatalog | null = null;
+  if (config.queue.kind === "bullmq") {
+    queue = new BullQueue({ ...config.queue, logger: queueLogger, dropped: role.role === "api" ? undefined : role.dropped });
+  } else {
+    if (!sqliteCatalog) throw new ConfigError("QUEUE=local needs CATALOG=sqlite: the documents table is the queue");
+    if (role.role === "api") {
+      localCatalog = sqliteCatalog;
+      queue = new LocalQueue(sqliteCatalog, queueLogger, { notify: role.notify });
+    } else {
+      // In the embedded thread, the catalog sends its writes, queue claims included, to the API thread.
+      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped });
+    }
+  }
+
+  const close = async () => {
+    await queue.close();
+    await index.close();
+    await blobs.close();
+    await catalog.close();
+    await embedder?.close();
+    for (const db of dbs) if (db.open) db.close();
+  };
+  if (role.role === "api") return { catalog, index, blobs, embedder, queue, localCatalog, close };
+  return {
+    catalog,
+    index,
+    blobs,
+    embedder,
+    queue,
+    maintain() {
+      for (const db of dbs) checkpoint(db);
+    },
+    close,
+  };
+}

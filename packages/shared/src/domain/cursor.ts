@@ -1,0 +1,21 @@
+import { BadRequestError } from "../errors.ts";
+
+/** Cursors are opaque to clients: base64url of a JSON value that only our code reads. */
+export function encodeCursor(value: string | number): string {
+  return Buffer.from(JSON.stringify(value)).toString("base64url");
+}
+
+export function decodeCursor(cursor: string, kind: "string"): string;
+export function decodeCursor(cursor: string, kind: "number"): number;
+export function decodeCursor(cursor: string, kind: "string" | "number"): string | number {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8"));
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== kind || (kind === "number" && !(Number.isSafeInteger(value) && (value as number) >= 0))) {
+    throw new BadRequestError("cursor: not a cursor returned by this service");
+  }
+  return value as string | number;
+}

@@ -1,0 +1,146 @@
+/**
+ * Points as Qdrant stores them (layout in schema.ts): deterministic ids, payloads, vectors, and
+ * the way back from a stored payload to the port's types.
+ */
+import { createHash } from "node:crypto";
+import type { Schemas } from "@qdrant/js-client-rest";
+import type { ChunkInput, IndexedDocument, SearchHit } from "../../ports.ts";
+import type { Metadata } from "../../domain/metadata.ts";
+import { sameValue } from "../../filter/compare.ts";
+import { KEY, KIND, VECTORS, type Kind } from "./schema.ts";
+import { documentVector } from "./sparse.ts";
+
+type Payload = Record<string, unknown>;
+
+/** A fixed namespace, so ids are the same in every process and every release. */
+const NAMESPACE = Buffer.from("6f1c2a9e0d4b4c57a3e8b1d2c4f60718", "hex");
+
+/**
+ * A version-5 style UUID (SHA-1 of namespace and name) for one chunk or one document of one
+ * version: a retried job writes the same ids, so it never leaves duplicates behind.
+ */
+export function pointId(collection: string, docId: string, version: number, chunk: number | "document"): string {
+  const name = JSON.stringify([collection, docId, version, chunk]);
+  const h = createHash("sha1").update(NAMESPACE).update(name, "utf8").digest();
+  h[6] = (h[6]! & 0x0f) | 0x50;
+  h[8] = (h[8]! & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString("hex");
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
+}
+
+/** The derived keyword lists that make ISEMPTY and SAMEAS exact filters (see filter.ts). */
+export function derivedLists(metadata: Metadata): Payload {
+  const keys = Object.keys(metadata).sort();
+  const same: string[] = [];
+  for (let i = 0; i < keys.length; i++) {
+    for (let j = i + 1; j < keys.length; j++) {
+      if (sameValue(metadata, keys[i]!, keys[j]!)) same.push(samePair(keys[i]!, keys[j]!));
+    }
+  }
+  return {
+    [KEY.metaKeys]: keys,
+    [KEY.metaBlank]: keys.filter((k) => metadata[k] === ""),
+    [KEY.metaSame]: same,
+  };
+}
+
+/** How a pair of different keys is written in `meta_same`. */
+export function samePair(a: string, b: string): string {
+  return a < b ? `${a}=${b}` : `${b}=${a}`;
+}
+
+function basePayload(doc: IndexedDocument, kind: Kind): Payload {
+  return {
+    [KEY.kind]: kind,
+    [KEY.collection]: doc.collection,
+    [KEY.docId]: doc.docId,
+    [KEY.version]: doc.version,
+    [KEY.metadata]: doc.metadata,
+    ...derivedLists(doc.metadata),
+  };
+}
+
+export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput, kind: Kind = KIND.chunk): Payload {
+  return {
+    ...basePayload(doc, kind),
+    [KEY.chunkIndex]: chunk.index,
+    start: chunk.start,
+    end: chunk.end,
+    [KEY.text]: chunk.text,
+    ...(chunk.citation && Object.keys(chunk.citation).length > 0 ? { cite: chunk.citation } : {}),
+  };
+}
+
+export function documentPayload(doc: IndexedDocument, kind: Kind = KIND.document): Payload {
+  return { ...basePayload(doc, kind), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+}
+
+/**
+ * The points of one version, staged (invisible to reads until write.ts commits them): one per
+ * chunk with its sparse vector (left out when the chunk has no words) and its dense vector
+ * when given, and one for the document without any vector.
+ */
+export function stagedPoints(doc: IndexedDocument, chunks: readonly ChunkInput[]): Schemas["PointStruct"][] {
+  const points: Schemas["PointStruct"][] = chunks.map((chunk) => {
+    const vector: Record<string, Schemas["Vector"]> = {};
+    const sparse = documentVector(chunk.text);
+    if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
+    if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
+    return {
+      id: pointId(doc.collection, doc.docId, doc.version, chunk.index),
+      vector,
+      payload: chunkPayload(doc, chunk, KIND.stagedChunk),
+    };
+  });
+  points.push({
+    id: pointId(doc.collection, doc.docId, doc.version, "document"),
+    vector: {},
+    payload: documentPayload(doc, KIND.stagedDocument),
+  });
+  return points;
+}
+
+function field<T>(payload: Payload | null | undefined, key: string, type: "string" | "number" | "object"): T {
+  const value = payload?.[key];
+  if (typeof value !== type || value === null) throw new Error(`Qdrant index: point payload lacks ${type} "${key}"`);
+  return value as T;
+}
+
+export function metadataOf(payload: Payload | null | undefined): Metadata {
+  return field<Metadata>(payload, KEY.metadata, "object");
+}
+
+export function hitOf(point: { payload?: Payload | null; score: number }): SearchHit {
+  const p = point.payload;
+  return {
+    collection: field(p, KEY.collection, "string"),
+    docId: field(p, KEY.docId, "string"),
+    chunkIndex: field(p, KEY.chunkIndex, "number"),
+    text: field(p, KEY.text, "string"),
+    start: field(p, "start", "number"),
+    end: field(p, "end", "number"),
+    score: point.score,
+    metadata: metadataOf(p),
+    ...(p && typeof p.cite === "object" && p.cite !== null ? { citation: p.cite as SearchHit["citation"] } : {}),
+  };
+}
+
+/** A document point read without its text (findDocuments adds the text of the page it returns). */
+export interface DocumentHead {
+  id: string | number;
+  collection: string;
+  docId: string;
+  version: number;
+  metadata: Metadata;
+}
+
+export function headOf(point: { id: string | number; payload?: Payload | null }): DocumentHead {
+  const p = point.payload;
+  return {
+    id: point.id,
+    collection: field(p, KEY.collection, "string"),
+    docId: field(p, KEY.docId, "string"),
+    version: field(p, KEY.version, "number"),
+    metadata: metadataOf(p),
+  };
+}

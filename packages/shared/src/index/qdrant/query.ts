@@ -1,0 +1,86 @@
+/**
+ * The read requests: hybrid search through the Query API and the scrolls behind
+ * findDocuments. Pure functions; search-index.ts only sends what they build.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+import { KEY, VECTORS, type Kind } from "./schema.ts";
+import type { Compiled } from "../../filter/qdrant.ts";
+import type { SparseVector } from "./sparse.ts";
+import { RRF_K } from "../../search/fusion.ts";
+
+/**
+ * Points of one kind in the requested docstore collections that meet the compiled filter, or
+ * null when none can (the filter compiled to "match nothing").
+ */
+export function scopeFilter(kind: Kind, collections: readonly string[], condition: Compiled): Schemas["Filter"] | null {
+  if (condition === false || collections.length === 0) return null;
+  const must: Schemas["Condition"][] = [
+    { key: KEY.kind, match: { value: kind } },
+    { key: KEY.collection, match: { any: [...new Set(collections)] } },
+  ];
+  if (condition !== true) must.push(condition);
+  return { must };
+}
+
+/** One ranking of a search: the sparse BM25 vector, or the dense vector. */
+export interface Ranker {
+  using: string;
+  query: SparseVector | number[];
+}
+
+/** The rankings a search combines: BM25 when the query has terms, cosine when it has a vector. */
+export function rankers(sparse: SparseVector | undefined, dense: number[] | undefined): Ranker[] {
+  return [
+    ...(sparse && sparse.indices.length > 0 ? [{ using: VECTORS.sparse, query: sparse }] : []),
+    ...(dense ? [{ using: VECTORS.dense, query: dense }] : []),
+  ];
+}
+
+/**
+ * Qdrant's RRF constant for the ranking of embed/fusion.ts: that counts ranks from 1 with
+ * k = 60, Qdrant from 0, so 1 / (60 + rank) there is 1 / (61 + rank) here.
+ */
+export const QDRANT_RRF_K = RRF_K + 1;
+
+/**
+ * One Query API request over every requested collection at once (the tenant key is in the
+ * filter): one ranking alone, or both as prefetches of `depth` candidates each, fused by
+ * reciprocal rank fusion. The filter goes into each prefetch, so it restricts the candidates
+ * before they are ranked, and stays on the fused result.
+ */
+export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number, depth: number): Schemas["QueryRequest"] {
+  const [only, ...more] = ranking;
+  if (!only) throw new Error("searchRequest: nothing to rank by");
+  if (more.length === 0) return { query: only.query, using: only.using, filter, limit, with_payload: true };
+  return {
+    prefetch: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit: depth })),
+    query: { rrf: { k: QDRANT_RRF_K } },
+    filter,
+    limit,
+    with_payload: true,
+  };
+}
+
+/**
+ * Each ranking as its own request of one batch, for a filter Qdrant cannot apply exactly: the
+ * caller post-filters each list and fuses what passes with embed/fusion.ts.
+ */
+export function rankingBatch(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number): Schemas["QueryRequestBatch"] {
+  return { searches: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit, with_payload: true })) };
+}
+
+/** Payload read for every matching document: all but the text, which only the page needs. */
+export const HEAD_PAYLOAD: Schemas["WithPayloadInterface"] = { exclude: [KEY.text] };
+
+export function scrollRequest(
+  filter: Schemas["Filter"],
+  offset: Schemas["ExtendedPointId"] | null,
+  limit: number,
+  withPayload: Schemas["WithPayloadInterface"] = HEAD_PAYLOAD,
+): Schemas["ScrollRequest"] {
+  return { filter, limit, with_payload: withPayload, with_vector: false, ...(offset === null ? {} : { offset }) };
+}
+
+export function textRequest(ids: readonly Schemas["ExtendedPointId"][]): Schemas["PointRequest"] {
+  return { ids: [...ids], with_payload: [KEY.text], with_vector: false };
+}

@@ -1,0 +1,98 @@
+/**
+ * The layout of the one Qdrant collection that holds every docstore collection.
+ *
+ * Two kinds of point share it, told apart by the `kind` payload key: one point per chunk (the
+ * sparse BM25 vector, and the dense vector when an embedder is configured) and one point per
+ * document (no vector; its metadata and full text, for `findDocuments`). Keeping both in one
+ * Qdrant collection lets a new version replace the old one in a single batch request (see
+ * write.ts), which two collections could not do. While a version is being written its points
+ * carry a `staged_*` kind that no read asks for, so readers see either the old version whole
+ * or the new one whole.
+ *
+ * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
+ * document's metadata as given), and three keyword lists derived from the metadata that let
+ * filters Qdrant has no operator for be exact (filter.ts): `meta_keys` (the keys present),
+ * `meta_blank` (keys whose value is ""), `meta_same` ("a=b" for each pair of keys a < b holding
+ * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+import { KNOWN_FIELD_TYPES } from "../../domain/metadata.ts";
+
+export const DEFAULT_COLLECTION = "docstore";
+
+export const VECTORS = { dense: "dense", sparse: "bm25" } as const;
+
+export const KIND = {
+  chunk: "chunk",
+  document: "document",
+  stagedChunk: "staged_chunk",
+  stagedDocument: "staged_document",
+} as const;
+export type Kind = (typeof KIND)[keyof typeof KIND];
+
+/** Payload keys; metadata fields are under `metadata.<field>`. */
+export const KEY = {
+  kind: "kind",
+  collection: "collection",
+  docId: "doc_id",
+  version: "version",
+  chunkIndex: "chunk_index",
+  text: "text",
+  metadata: "metadata",
+  metaKeys: "meta_keys",
+  metaBlank: "meta_blank",
+  metaSame: "meta_same",
+} as const;
+
+export const metadataKey = (field: string) => `${KEY.metadata}.${field}`;
+
+/**
+ * Dense vectors of `dimensions` (cosine), and the BM25 sparse vector with Qdrant's IDF. On a
+ * cluster, `replicationFactor` copies of each shard (2 survives losing a node).
+ */
+export function createCollectionRequest(dimensions: number, replicationFactor = 1): Schemas["CreateCollection"] {
+  if (!Number.isSafeInteger(dimensions) || dimensions < 1) throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
+  return {
+    vectors: { [VECTORS.dense]: { size: dimensions, distance: "Cosine" } },
+    sparse_vectors: { [VECTORS.sparse]: { modifier: "idf" } },
+    ...(replicationFactor > 1 ? { replication_factor: replicationFactor, write_consistency_factor: 1 } : {}),
+  };
+}
+
+const KNOWN_INDEX = {
+  string: "keyword",
+  integer: "integer",
+  boolean: "bool",
+  instant: "datetime",
+} as const satisfies Record<string, Schemas["PayloadSchemaType"]>;
+
+/**
+ * The payload indexes: the tenant key (Qdrant then keeps each tenant's points together), the
+ * keys every request filters on, the derived lists, and the typed metadata fields (the filter
+ * compiler relies on their stored type: ranges on `priority` and `created` are exact).
+ */
+export function payloadIndexRequests(): Schemas["CreateFieldIndex"][] {
+  const typed = Object.entries(KNOWN_FIELD_TYPES).map(([field, type]) => ({
+    field_name: metadataKey(field),
+    field_schema: KNOWN_INDEX[type],
+  }));
+  return [
+    { field_name: KEY.collection, field_schema: { type: "keyword", is_tenant: true } },
+    { field_name: KEY.kind, field_schema: "keyword" },
+    { field_name: KEY.docId, field_schema: "keyword" },
+    { field_name: KEY.version, field_schema: "integer" },
+    { field_name: KEY.chunkIndex, field_schema: "integer" },
+    { field_name: KEY.metaKeys, field_schema: "keyword" },
+    { field_name: KEY.metaBlank, field_schema: "keyword" },
+    { field_name: KEY.metaSame, field_schema: "keyword" },
+    ...typed,
+  ];
+}
+
+/** The dense vector size of an existing collection, to refuse one made for another embedder. */
+export function denseSize(info: Schemas["CollectionInfo"]): number | undefined {
+  const vectors = info.config.params.vectors;
+  if (!vectors || typeof vectors !== "object" || !(VECTORS.dense in vectors)) return undefined;
+  const params = (vectors as Record<string, Schemas["VectorParams"] | undefined>)[VECTORS.dense];
+  return params?.size;
+}

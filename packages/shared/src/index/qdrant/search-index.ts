@@ -1,0 +1,230 @@
+import type { Schemas } from "@qdrant/js-client-rest";
+import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import { compareCodePoints } from "../../filter/compare.ts";
+import { evaluate } from "../../filter/evaluate.ts";
+import { compareForOrder } from "../../filter/order.ts";
+import { queryTerms } from "../../search/query-terms.ts";
+import { reciprocalRankFusion } from "../../search/fusion.ts";
+import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
+import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
+import { compileFilter } from "../../filter/qdrant.ts";
+import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, type DocumentHead } from "./points.ts";
+import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
+import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
+import { queryVector } from "./sparse.ts";
+import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+
+export interface QdrantIndexOptions {
+  /** Used when no `client` is given. */
+  url?: string;
+  apiKey?: string | undefined;
+  client?: QdrantApi;
+  /** Size of the dense vectors (the embedder's `dimensions`). */
+  dimensions: number;
+  /** The Qdrant collection holding every docstore collection. */
+  collectionName?: string;
+  /** Points per scroll request (default 512). */
+  scrollPage?: number;
+  /** Copies of each shard when the collection is created on a cluster (default 1). */
+  replicationFactor?: number;
+}
+
+type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
+type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
+
+/** Candidates each ranking contributes to a hybrid search before fusion, as in the SQLite index. */
+const HYBRID_DEPTH = 100;
+/** First request size for a filter Qdrant applies only approximately; grows 4x a round. */
+const MIN_INEXACT_LIMIT = 64;
+
+/**
+ * The SearchIndex on Qdrant (layout in schema.ts, requests in query.ts and write.ts). Filters
+ * compile to Qdrant's (filter.ts); when the compiled filter may let through points the
+ * reference evaluator rejects, candidates are checked with `evaluate` and more are fetched
+ * until enough pass or none are left, so the answer is the evaluator's.
+ */
+export class QdrantSearchIndex implements SearchIndex {
+  readonly #client: QdrantApi;
+  readonly #name: string;
+  readonly #dimensions: number;
+  readonly #scrollPage: number;
+  readonly #replicationFactor: number;
+  /** The dense vector size of the collection as it exists (it may predate the configuration). */
+  #denseSize: number;
+  #ready: Promise<void> | null = null;
+
+  constructor(options: QdrantIndexOptions) {
+    this.#client = options.client ?? createQdrantClient({ url: options.url ?? "http://127.0.0.1:6333", apiKey: options.apiKey });
+    this.#name = options.collectionName ?? DEFAULT_COLLECTION;
+    this.#dimensions = options.dimensions;
+    this.#denseSize = options.dimensions;
+    this.#scrollPage = options.scrollPage ?? 512;
+    this.#replicationFactor = options.replicationFactor ?? 1;
+    createCollectionRequest(options.dimensions); // validates the size now rather than on first use
+  }
+
+  async #call<T>(action: string, send: (client: QdrantApi, name: string) => Promise<T>): Promise<T> {
+    try {
+      return await send(this.#client, this.#name);
+    } catch (err) {
+      throw qdrantError(action, err);
+    }
+  }
+
+  /** Creates the collection and any missing payload index once per process (again after a failure). */
+  #ensure(): Promise<void> {
+    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#replicationFactor).then((size) => {
+      this.#denseSize = size;
+    }, (err: unknown) => {
+      this.#ready = null;
+      throw err;
+    });
+    return this.#ready;
+  }
+
+  #checkSize(length: number): void {
+    if (length !== this.#denseSize) throw collectionDimensionMismatch(this.#name, this.#denseSize, length);
+  }
+
+  async indexDocuments(items: Item[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    await this.#ensure();
+    for (const { chunks } of items) for (const chunk of chunks) if (chunk.vector) this.#checkSize(chunk.vector.length);
+    const current = await this.#versions(items.map((i) => i.doc));
+    const accepted = items.map(({ doc }) => {
+      const key = docKey(doc.collection, doc.docId);
+      if ((current.get(key) ?? -Infinity) > doc.version) return false;
+      current.set(key, doc.version); // a later item of the batch must not go back either
+      return true;
+    });
+    const chosen = items.filter((_, i) => accepted[i]);
+    if (chosen.length === 0) return accepted;
+    for (const points of upsertBatches(chosen.flatMap(({ doc, chunks }) => stagedPoints(doc, chunks)))) {
+      await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points }));
+    }
+    const operations = chosen.flatMap(({ doc, chunks }) => commitOperations(doc, chunkCount(chunks)));
+    await this.#call("commit a version", (c, name) => c.batchUpdate(name, { wait: true, operations }));
+    // Another writer may have committed a newer version between our check and our commit.
+    const after = await this.#versions(chosen.map((i) => i.doc));
+    for (const [i, { doc }] of items.entries()) {
+      if (!accepted[i] || (after.get(docKey(doc.collection, doc.docId)) ?? -Infinity) <= doc.version) continue;
+      await this.#delete(documentFilter(doc.collection, doc.docId, doc.version));
+      accepted[i] = false;
+    }
+    return accepted;
+  }
+
+  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
+    await this.#ensure();
+    const points = await this.#scrollAll(documentFilter(doc.collection, doc.docId), { include: [KEY.kind, KEY.version, "sha256"] });
+    const head = points.find((p) => p.payload?.[KEY.kind] === KIND.document);
+    if (!head || head.payload?.sha256 !== doc.sha256 || Number(head.payload?.[KEY.version]) > doc.version) return null;
+    const committed = [KIND.chunk, KIND.document].map((kind) => ({ key: KEY.kind, match: { value: kind } }));
+    const payload = { [KEY.version]: doc.version, [KEY.metadata]: doc.metadata, ...derivedLists(doc.metadata) };
+    await this.#call("refresh metadata", (c, name) =>
+      c.batchUpdate(name, { wait: true, operations: [{ set_payload: { payload, filter: { ...documentFilter(doc.collection, doc.docId), should: committed } } }] }),
+    );
+    return points.filter((p) => p.payload?.[KEY.kind] === KIND.chunk).length;
+  }
+
+  /** The committed version of each document that has one. */
+  async #versions(docs: Pick<IndexedDocument, "collection" | "docId">[]): Promise<Map<string, number>> {
+    const versions = new Map<string, number>();
+    for (const { payload } of await this.#scrollAll(versionsFilter(docs), VERSION_PAYLOAD)) {
+      const key = docKey(String(payload?.[KEY.collection]), String(payload?.[KEY.docId]));
+      versions.set(key, Math.max(versions.get(key) ?? -Infinity, Number(payload?.[KEY.version])));
+    }
+    return versions;
+  }
+
+  async #scrollAll(filter: Schemas["Filter"], payload?: Schemas["WithPayloadInterface"]): Promise<Schemas["Record"][]> {
+    const records: Schemas["Record"][] = [];
+    let offset: Schemas["ExtendedPointId"] | null = null;
+    do {
+      const request = scrollRequest(filter, offset, this.#scrollPage, payload);
+      const page = await this.#call("scroll", (c, name) => c.scroll(name, request));
+      records.push(...page.points);
+      const next = page.next_page_offset;
+      offset = typeof next === "string" || typeof next === "number" ? next : null;
+    } while (offset !== null);
+    return records;
+  }
+
+  async #delete(filter: Schemas["Filter"]): Promise<void> {
+    await this.#call("delete points", (c, name) => c.delete(name, { wait: true, filter }));
+  }
+
+  async deleteDocument(collection: string, docId: string, version?: number): Promise<void> {
+    await this.#ensure();
+    await this.#delete(documentFilter(collection, docId, version));
+  }
+
+  async deleteCollection(collection: string): Promise<void> {
+    await this.#ensure();
+    await this.#delete(collectionFilter(collection));
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    const terms = queryTerms(request.query);
+    const compiled = compileFilter(request.filter);
+    const filter = scopeFilter(KIND.chunk, request.collections, compiled.condition);
+    const ranking = rankers(terms.length > 0 ? queryVector(terms) : undefined, request.vector);
+    if (filter === null || ranking.length === 0 || request.k < 1) return [];
+    await this.#ensure();
+    if (request.vector) this.#checkSize(request.vector.length);
+    const k = request.k;
+    const depth = Math.max(k, HYBRID_DEPTH);
+    if (compiled.exact) {
+      const { points } = await this.#call("search", (c, name) => c.query(name, searchRequest(ranking, filter, k, depth)));
+      return points.map(hitOf);
+    }
+    // Qdrant's filter lets through a superset: check each ranking's candidates with the
+    // evaluator, fetching deeper until each has enough or has no more, then fuse what passed,
+    // as Qdrant would have fused exactly filtered prefetches.
+    const want = ranking.length === 1 ? k : depth;
+    const keep = (p: Point) => evaluate(request.filter, metadataOf(p.payload));
+    for (let limit = Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
+      const lists = await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)));
+      const kept = lists.map((l) => l.points.filter(keep).slice(0, want));
+      if (!lists.every((l, i) => kept[i]!.length === want || l.points.length < limit)) continue;
+      if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
+      const fused = reciprocalRankFusion(kept, (p) => String(p.id)).slice(0, k);
+      return fused.map(({ item, score }) => hitOf({ ...item, score }));
+    }
+  }
+
+  async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
+    const filter = scopeFilter(KIND.document, request.collections, compileFilter(request.filter).condition);
+    if (filter === null || request.limit < 1) return [];
+    await this.#ensure();
+    // Qdrant can order by one numeric payload key only; the order here is the reference one
+    // (ORDERBY terms, then collection and id), so every match is read, without its text.
+    const latest = new Map<string, DocumentHead>();
+    for (const head of (await this.#scrollAll(filter)).map(headOf)) {
+      const key = docKey(head.collection, head.docId);
+      if ((latest.get(key)?.version ?? -Infinity) < head.version) latest.set(key, head);
+    }
+    const page = [...latest.values()]
+      .filter((head) => evaluate(request.filter, head.metadata))
+      .sort((a, b) =>
+        compareForOrder(a.metadata, b.metadata, request.filter.orderBy) ||
+        compareCodePoints(a.collection, b.collection) ||
+        compareCodePoints(a.docId, b.docId))
+      .slice(request.offset, request.offset + request.limit);
+    if (page.length === 0) return [];
+    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.id))));
+    const texts = new Map(records.map((r) => [String(r.id), r.payload?.[KEY.text]]));
+    return page.flatMap(({ id, collection, docId, version, metadata }) => {
+      const text = texts.get(String(id));
+      return typeof text === "string" ? [{ collection, docId, version, metadata, text }] : [];
+    });
+  }
+
+  async ping(): Promise<void> {
+    await this.#call("ping", (c) => c.versionInfo());
+  }
+
+  async close(): Promise<void> {
+    // The client holds no connection that needs closing.
+  }
+}

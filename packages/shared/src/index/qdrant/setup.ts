@@ -1,0 +1,41 @@
+/**
+ * Bringing the Qdrant collection to the layout of schema.ts: created when missing, its missing
+ * payload indexes added (a process that stopped half-way is completed by the next one).
+ */
+import type { QdrantApi } from "./client.ts";
+import { qdrantError, statusOf } from "./client.ts";
+import { DimensionMismatchError } from "../../errors.ts";
+import { createCollectionRequest, denseSize, payloadIndexRequests } from "./schema.ts";
+
+/** Prepares the collection; returns the size of its dense vectors (an existing one keeps its own). */
+export async function prepareCollection(client: QdrantApi, name: string, dimensions: number, replicationFactor = 1): Promise<number> {
+  const read = () =>
+    client.getCollection(name).catch((err: unknown) => {
+      if (statusOf(err) === 404) return null;
+      throw qdrantError("read the collection", err);
+    });
+  const info = await read();
+  if (info === null) {
+    // Another process may create it at the same moment: then its collection is as good.
+    await client.createCollection(name, createCollectionRequest(dimensions, replicationFactor)).catch(async (err: unknown) => {
+      if ((await read()) === null) throw qdrantError("create the collection", err);
+    });
+  }
+  const existing = new Set(Object.keys(info?.payload_schema ?? {}));
+  for (const index of payloadIndexRequests().filter((i) => !existing.has(i.field_name))) {
+    await client.createPayloadIndex(name, { ...index, wait: true }).catch((err: unknown) => {
+      throw qdrantError("create a payload index", err);
+    });
+  }
+  return (info && denseSize(info)) ?? dimensions;
+}
+
+/** A vector of another size than the collection's: a configuration error, not bad input. */
+export function collectionDimensionMismatch(collection: string, stored: number, given: number): DimensionMismatchError {
+  return new DimensionMismatchError(
+    `the Qdrant collection "${collection}" holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
+      `set EMBEDDING_DIMENSIONS=${stored} again, or use another Qdrant collection`,
+    stored,
+    given,
+  );
+}

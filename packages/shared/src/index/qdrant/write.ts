@@ -1,0 +1,104 @@
+/**
+ * The write requests. A version of a document is written in two steps:
+ *
+ * 1. its points are upserted staged (`staged_chunk`, `staged_document`: no read asks for these
+ *    kinds), in requests bounded by UPSERT_LIMITS, with ids that depend only on
+ *    collection, document, version and chunk, so a retried job overwrites its own points;
+ * 2. one batch request commits it: its staged points take their visible kind, then every point
+ *    of an older version goes, and so do chunks of this version beyond its chunk count (left by
+ *    an earlier attempt that made more chunks). Qdrant applies a batch's operations in order.
+ *
+ * So a reader sees the old version until the commit and the new one whole after it.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+import type { IndexedDocument } from "../../ports.ts";
+import { KEY, KIND } from "./schema.ts";
+
+/**
+ * Bounds of one upsert request: Qdrant refuses requests over 32 MB by default (a point over
+ * the byte bound still goes, alone).
+ */
+export const UPSERT_LIMITS = { points: 128, bytes: 8 * 1024 * 1024 } as const;
+
+type Condition = Schemas["Condition"];
+
+const is = (key: string, value: string | number): Condition => ({ key, match: { value } });
+
+function ofDocument(collection: string, docId: string): Condition[] {
+  return [is(KEY.collection, collection), is(KEY.docId, docId)];
+}
+
+export function commitOperations(doc: Pick<IndexedDocument, "collection" | "docId" | "version">, chunkCount: number): Schemas["UpdateOperation"][] {
+  const self = [...ofDocument(doc.collection, doc.docId), is(KEY.version, doc.version)];
+  return [
+    {
+      set_payload: {
+        payload: { [KEY.kind]: KIND.chunk },
+        filter: { must: [...self, is(KEY.kind, KIND.stagedChunk), { key: KEY.chunkIndex, range: { lt: chunkCount } }] },
+      },
+    },
+    { set_payload: { payload: { [KEY.kind]: KIND.document }, filter: { must: [...self, is(KEY.kind, KIND.stagedDocument)] } } },
+    {
+      delete: {
+        filter: {
+          must: ofDocument(doc.collection, doc.docId),
+          should: [
+            { key: KEY.version, range: { lt: doc.version } },
+            { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: chunkCount } }] },
+          ],
+        },
+      },
+    },
+  ];
+}
+
+/** The committed document points of these documents, to learn which version each has. */
+export function versionsFilter(docs: readonly Pick<IndexedDocument, "collection" | "docId">[]): Schemas["Filter"] {
+  return {
+    must: [
+      is(KEY.kind, KIND.document),
+      { key: KEY.collection, match: { any: [...new Set(docs.map((d) => d.collection))] } },
+      { key: KEY.docId, match: { any: [...new Set(docs.map((d) => d.docId))] } },
+    ],
+  };
+}
+
+export const VERSION_PAYLOAD: Schemas["WithPayloadInterface"] = [KEY.collection, KEY.docId, KEY.version];
+
+/** Every point of a document, or of one version of it. */
+export function documentFilter(collection: string, docId: string, version?: number): Schemas["Filter"] {
+  const must = ofDocument(collection, docId);
+  if (version !== undefined) must.push(is(KEY.version, version));
+  return { must };
+}
+
+export function collectionFilter(collection: string): Schemas["Filter"] {
+  return { must: [is(KEY.collection, collection)] };
+}
+
+/** Chunks are numbered from 0: the count is one past the highest index. */
+export function chunkCount(chunks: readonly { index: number }[]): number {
+  return chunks.reduce((n, c) => Math.max(n, c.index + 1), 0);
+}
+
+/** Splits points into upsert requests within UPSERT_LIMITS, in order. */
+export function upsertBatches(points: readonly Schemas["PointStruct"][], limits: { points: number; bytes: number } = UPSERT_LIMITS): Schemas["PointStruct"][][] {
+  const out: Schemas["PointStruct"][][] = [];
+  let current: Schemas["PointStruct"][] = [];
+  let bytes = 0;
+  for (const point of points) {
+    const size = Buffer.byteLength(JSON.stringify(point), "utf8");
+    if (current.length > 0 && (current.length >= limits.points || bytes + size > limits.bytes)) {
+      out.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(point);
+    bytes += size;
+  }
+  if (current.length > 0) out.push(current);
+  return out;
+}
+
+/** Key of a document across collections, for maps. */
+export const docKey = (collection: string, docId: string) => JSON.stringify([collection, docId]);

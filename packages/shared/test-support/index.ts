@@ -1,0 +1,11 @@
+/**
+ * Test support for the suites and benchmarks outside this package, as
+ * `@docstore/shared/testing`: servers the tests start, and fixtures they make. It lives outside
+ * `src`, so none of it ships in the image. (This package's own tests import the modules here
+ * directly.)
+ */
+export { startS3Server, type S3TestServer } from "./s3-server.ts";
+export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-server.ts";
+export { RedisServer, freePort } from "./redis-server.ts";
+export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
+export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";

@@ -1,0 +1,236 @@
+/**
+ * Test support: an in-memory stand-in for the few Qdrant endpoints the adapter calls, so the
+ * adapter's own logic (staging and commit, version checks, post-filtering, paging, fusion)
+ * runs here, where no Qdrant can. It is not Qdrant: it implements the documented semantics
+ * the adapter relies on (filters per interpret.ts, sparse dot product times Qdrant's IDF,
+ * cosine for dense, RRF with Qdrant's formula, scroll in id order) and refuses requests outside them.
+ * The contract suite against a real Qdrant is contract.test.ts.
+ */
+import type { Schemas } from "@qdrant/js-client-rest";
+import type { QdrantApi } from "../src/index/qdrant/client.ts";
+import { matchesFilter } from "./qdrant-interpret.ts";
+
+type Payload = Record<string, unknown>;
+type Vectors = Record<string, number[] | Schemas["SparseVector"]>;
+interface Stored {
+  id: string;
+  payload: Payload;
+  vectors: Vectors;
+}
+interface Collection {
+  config: Schemas["CreateCollection"];
+  indexes: Record<string, Schemas["PayloadIndexInfo"]>;
+  points: Map<string, Stored>;
+}
+
+/** What the client throws for an HTTP error: an Error with the response's status. */
+export class FakeApiError extends Error {
+  readonly status: number;
+  constructor(status: number, message: string) {
+    super(message);
+    this.status = status;
+  }
+}
+
+const done: Schemas["UpdateResult"] = { operation_id: 0, status: "completed" };
+
+export class FakeQdrant implements QdrantApi {
+  readonly collections = new Map<string, Collection>();
+  /** Every call, for tests that check what was sent. */
+  readonly calls: { method: string; args: unknown }[] = [];
+
+  #get(name: string): Collection {
+    const c = this.collections.get(name);
+    if (!c) throw new FakeApiError(404, `Collection \`${name}\` doesn't exist!`);
+    return c;
+  }
+
+  #log(method: string, args: unknown) {
+    this.calls.push({ method, args: structuredClone(args) });
+  }
+
+  getCollection: QdrantApi["getCollection"] = async (name) => {
+    const c = this.#get(name);
+    return { status: "green", segments_count: 1, payload_schema: c.indexes, config: { params: { vectors: c.config.vectors } } } as Schemas["CollectionInfo"];
+  };
+
+  createCollection: QdrantApi["createCollection"] = async (name, args) => {
+    this.#log("createCollection", args);
+    if (this.collections.has(name)) throw new FakeApiError(409, `Collection \`${name}\` already exists!`);
+    this.collections.set(name, { config: args, indexes: {}, points: new Map() });
+    return true;
+  };
+
+  createPayloadIndex: QdrantApi["createPayloadIndex"] = async (name, args) => {
+    this.#log("createPayloadIndex", args);
+    const schema = args.field_schema;
+    const type = typeof schema === "string" ? schema : (schema as { type: Schemas["PayloadSchemaType"] }).type;
+    this.#get(name).indexes[args.field_name] = { data_type: type, points: 0 } as Schemas["PayloadIndexInfo"];
+    return done;
+  };
+
+  upsert: QdrantApi["upsert"] = async (name, args) => {
+    this.#log("upsert", args);
+    if (!("points" in args)) throw new FakeApiError(400, "batch upserts are not supported here");
+    const c = this.#get(name);
+    for (const p of args.points) {
+      const vectors = structuredClone(p.vector) as Vectors;
+      if (Array.isArray(vectors)) throw new FakeApiError(400, "the collection has named vectors only");
+      for (const [vname, v] of Object.entries(vectors)) {
+        const dense = (c.config.vectors as Record<string, Schemas["VectorParams"]>)[vname];
+        const sparse = c.config.sparse_vectors?.[vname];
+        if (Array.isArray(v) ? dense?.size !== v.length : !sparse || new Set(v.indices).size !== v.indices.length) {
+          throw new FakeApiError(400, `bad vector ${vname}`);
+        }
+      }
+      c.points.set(String(p.id), { id: String(p.id), payload: structuredClone(p.payload ?? {}) as Payload, vectors });
+    }
+    return done;
+  };
+
+  batchUpdate: QdrantApi["batchUpdate"] = async (name, args) => {
+    this.#log("batchUpdate", args);
+    const c = this.#get(name);
+    return args.operations.map((op) => {
+      if ("delete" in op) this.#remove(c, op.delete);
+      else if ("set_payload" in op && op.set_payload.filter) {
+        for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, structuredClone(op.set_payload.payload));
+      } else throw new FakeApiError(400, `unsupported operation ${JSON.stringify(op)}`);
+      return done;
+    });
+  };
+
+  delete: QdrantApi["delete"] = async (name, args) => {
+    this.#log("delete", args);
+    this.#remove(this.#get(name), args);
+    return done;
+  };
+
+  #remove(c: Collection, selector: Schemas["PointsSelector"]) {
+    const doomed = "filter" in selector ? this.#select(c, selector.filter) : selector.points.map((id) => c.points.get(String(id)));
+    for (const p of doomed) if (p) c.points.delete(p.id);
+  }
+
+  #select(c: Collection, filter: Schemas["Filter"] | Record<string, unknown> | null | undefined): Stored[] {
+    return [...c.points.values()]
+      .filter((p) => !filter || matchesFilter(filter as Schemas["Filter"], p.payload))
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  query: QdrantApi["query"] = async (name, args) => {
+    this.#log("query", args);
+    return { points: this.#query(this.#get(name), args) };
+  };
+
+  queryBatch: QdrantApi["queryBatch"] = async (name, args) => {
+    this.#log("queryBatch", args);
+    const c = this.#get(name);
+    return args.searches.map((search) => ({ points: this.#query(c, search) }));
+  };
+
+  #query(c: Collection, q: Schemas["QueryRequest"] | Schemas["Prefetch"]): Schemas["ScoredPoint"][] {
+    const candidates = this.#select(c, q.filter);
+    let ranked: { point: Stored; score: number }[];
+    if (q.prefetch) {
+      const prefetches = Array.isArray(q.prefetch) ? q.prefetch : [q.prefetch as Schemas["Prefetch"]];
+      const k = rrfConstant(q.query);
+      const scores = new Map<string, { point: Stored; score: number }>();
+      for (const list of prefetches.map((p) => this.#query(c, p))) {
+        list.forEach((sp, rank) => {
+          const entry = scores.get(String(sp.id)) ?? { point: c.points.get(String(sp.id))!, score: 0 };
+          entry.score += 1 / (k + rank);
+          scores.set(String(sp.id), entry);
+        });
+      }
+      const allowed = new Set(candidates.map((p) => p.id));
+      ranked = [...scores.values()].filter((e) => allowed.has(e.point.id));
+    } else {
+      ranked = this.#nearest(c, candidates, q.query, q.using);
+    }
+    ranked.sort((a, b) => b.score - a.score || (a.point.id < b.point.id ? -1 : 1));
+    const withPayload = "with_payload" in q ? q.with_payload : undefined;
+    return ranked.slice(0, q.limit ?? 10).map(({ point, score }) => ({
+      id: point.id,
+      version: 0,
+      score,
+      payload: select(point.payload, withPayload ?? false),
+    }));
+  }
+
+  #nearest(c: Collection, candidates: Stored[], query: unknown, using: string | null | undefined) {
+    const name = using ?? "";
+    if (Array.isArray(query)) {
+      return candidates.flatMap((point) => {
+        const v = point.vectors[name];
+        return Array.isArray(v) ? [{ point, score: cosine(v, query as number[]) }] : [];
+      });
+    }
+    const q = query as Schemas["SparseVector"];
+    if (!q?.indices || c.config.sparse_vectors?.[name]?.modifier !== "idf") throw new FakeApiError(400, "expected a sparse query on an IDF vector");
+    // Qdrant's IDF over the points that have this sparse vector: ln(1 + (N - n + 0.5) / (n + 0.5)).
+    const all = [...c.points.values()].flatMap((p) => sparseOf(p, name));
+    const idf = q.indices.map((i) => {
+      const n = all.filter((v) => v.indices.includes(i)).length;
+      return Math.log(1 + (all.length - n + 0.5) / (n + 0.5));
+    });
+    return candidates.flatMap((point) =>
+      sparseOf(point, name).flatMap((v) => {
+        const shared = q.indices.flatMap((index, i) => (v.indices.includes(index) ? [i] : []));
+        const score = shared.reduce((sum, i) => sum + q.values[i]! * v.values[v.indices.indexOf(q.indices[i]!)]! * idf[i]!, 0);
+        return shared.length > 0 ? [{ point, score }] : [];
+      }),
+    );
+  }
+
+  scroll: QdrantApi["scroll"] = async (name, args = {}) => {
+    this.#log("scroll", args);
+    const points = this.#select(this.#get(name), args.filter);
+    const start = args.offset == null ? 0 : points.findIndex((p) => p.id >= String(args.offset));
+    const page = start < 0 ? [] : points.slice(start, start + (args.limit ?? 10));
+    const next = start < 0 ? undefined : points[start + (args.limit ?? 10)];
+    return {
+      points: page.map((p) => ({ id: p.id, payload: select(p.payload, args.with_payload ?? true) })),
+      next_page_offset: next ? next.id : null,
+    };
+  };
+
+  retrieve: QdrantApi["retrieve"] = async (name, args) => {
+    this.#log("retrieve", args);
+    const c = this.#get(name);
+    return args.ids.flatMap((id) => {
+      const p = c.points.get(String(id));
+      return p ? [{ id: p.id, payload: select(p.payload, args.with_payload ?? true) }] : [];
+    });
+  };
+
+  versionInfo: QdrantApi["versionInfo"] = async () => ({ title: "in-memory stand-in", version: "0.0.0" });
+}
+
+function sparseOf(point: Stored, name: string): Schemas["SparseVector"][] {
+  const v = point.vectors[name];
+  return v && !Array.isArray(v) ? [v] : [];
+}
+
+function cosine(a: number[], b: number[]): number {
+  const dot = (x: number[], y: number[]) => x.reduce((s, v, i) => s + v * (y[i] ?? 0), 0);
+  return dot(a, b) / (Math.sqrt(dot(a, a) * dot(b, b)) || 1);
+}
+
+/** `{ fusion: "rrf" }` (k = 2) or `{ rrf: { k } }`; Qdrant ranks from 0. */
+function rrfConstant(query: unknown): number {
+  if (JSON.stringify(query) === JSON.stringify({ fusion: "rrf" })) return 2;
+  const k = (query as { rrf?: { k?: unknown } } | null)?.rrf?.k;
+  if (typeof k === "number" && Number.isInteger(k) && k >= 1) return k;
+  throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
+}
+
+function select(payload: Payload, how: unknown): Payload | null {
+  if (how === false) return null;
+  const copy = structuredClone(payload);
+  if (how === true) return copy;
+  if (Array.isArray(how)) return Object.fromEntries(Object.entries(copy).filter(([k]) => how.includes(k)));
+  const { include, exclude } = how as { include?: string[]; exclude?: string[] };
+  if (include) return Object.fromEntries(Object.entries(copy).filter(([k]) => include.includes(k)));
+  if (exclude) return Object.fromEntries(Object.entries(copy).filter(([k]) => !exclude.includes(k)));
+  throw new FakeApiError(400, `unsupported with_payload ${JSON.stringify(how)}`);
+}
