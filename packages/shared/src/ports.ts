@@ -147,8 +147,10 @@ export interface FindRequest {
 /** The searchable side: chunks with their document's metadata. */
 export interface SearchIndex {
   /**
-   * Makes each document's version visible whole, replacing older versions in one step.
-   * Returns, per item, false when a newer version was already indexed (the item is ignored).
+   * Makes each document's version visible whole (never a part of its chunks) and removes older
+   * versions: in the same step where the engine allows it (SQLite), right after it otherwise
+   * (Qdrant: see index/qdrant/write.ts). Returns, per item, false when a newer version was
+   * already indexed (the item is ignored).
    */
   indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[]): Promise<boolean[]>;
   /**

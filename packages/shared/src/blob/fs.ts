@@ -30,8 +30,9 @@ const SMALL_MAX = 64 * 1024;
 
 export interface FsBlobOptions extends OpenOptions {
   /**
-   * Keep small blobs in this database (with its group commit) instead of `small.sqlite`: in
-   * embedded mode the catalog's, so a load's blob and its catalog row share one commit.
+   * Keep small blobs in this database (with its group commit) instead of `small.sqlite`: the
+   * catalog's, so that the blobs and catalog rows of concurrent loads share transactions. One
+   * load's blob and row are two writes, the blob first: a row never names a missing blob.
    */
   shared?: { db: Db; commit: GroupCommit };
 }

@@ -1,4 +1,5 @@
 import type { Section } from "../extract/types.ts";
+import { headings, type Heading } from "./markdown.ts";
 
 /** Where a chunk comes from, for a client to cite: page, sheet or slide, and the headings above it. */
 export interface Citation {
@@ -6,31 +7,6 @@ export interface Citation {
   sheet?: string;
   slide?: number;
   headingPath?: string[];
-}
-
-interface Heading {
-  at: number;
-  level: number;
-  title: string;
-}
-
-const HEADING = /^(#{1,6})[ \t]+(.+?)[ \t#]*$/;
-const FENCE = /^(```|~~~)/;
-
-/** Markdown heading lines of the text, outside fenced code blocks, with their offsets. */
-function headings(text: string): Heading[] {
-  const found: Heading[] = [];
-  let inFence = false;
-  let at = 0;
-  for (const line of text.split("\n")) {
-    if (FENCE.test(line.trimStart())) inFence = !inFence;
-    else if (!inFence) {
-      const m = HEADING.exec(line);
-      if (m) found.push({ at, level: m[1]!.length, title: m[2]! });
-    }
-    at += line.length + 1;
-  }
-  return found;
 }
 
 /** The citation of each chunk, by the offset where it starts. */

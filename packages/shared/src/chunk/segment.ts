@@ -1,7 +1,9 @@
 /**
  * Where a text may be split, and how good each place is. Spans never start or end with
- * whitespace; each carries the strength of the break before it.
+ * whitespace; each carries the strength of the break before it. Lines are read as Markdown
+ * by markdown.ts.
  */
+import { readLine, type MarkdownLine } from "./markdown.ts";
 
 export const BREAK = {
   /** Inside a word: the last resort, for runs with no whitespace at all. */
@@ -30,28 +32,11 @@ export interface Span {
   group?: number;
 }
 
-const ATX_HEADING = /^#{1,6}(?:[ \t\n]|$)/;
-const FENCE = /^(?:`{3,}|~{3,})/;
 const CLOSERS = new Set([")", "]", '"', "'", "»", "”", "’", "」", "』", "）", "*", "_"]);
 const TERMINATORS = new Set([".", "!", "?", "…", "。", "！", "？"]);
 // CJK sentences end without a following space.
 const CJK_STOP = /[。！？]+[」』）”’]*(?=\S)/gu;
 const HAS_CJK_STOP = /[。！？]/;
-
-interface Fence {
-  marker: string;
-  start: number;
-}
-
-/** One line of text, seen from its first non-whitespace character. */
-interface Line {
-  /** Prose splits at sentence ends; a table row or a code line only at line breaks, then words. */
-  kind: "prose" | "row" | "code";
-  heading: boolean;
-  group: number;
-  /** The fenced block still open after this line. */
-  fence: Fence | undefined;
-}
 
 /**
  * The sentences and lines of text[start, end), which must not start or end with whitespace.
@@ -72,7 +57,7 @@ export function splitSentences(text: string, start: number, end: number): Span[]
     const newlines = countNewlines(m[0]);
     if (newlines > 0) {
       const next = readLine(text, gapEnd, end, line.fence);
-      gapLevel = next.heading ? BREAK.heading : newlines > 1 ? BREAK.paragraph : BREAK.sentence;
+      gapLevel = next.heading !== null ? BREAK.heading : newlines > 1 ? BREAK.paragraph : BREAK.sentence;
       pushSpan(spans, text, spanStart, gapStart, level, line);
       line = next;
     } else {
@@ -87,22 +72,7 @@ export function splitSentences(text: string, start: number, end: number): Span[]
   return spans;
 }
 
-function readLine(text: string, at: number, end: number, fence: Fence | undefined): Line {
-  let lineEnd = text.indexOf("\n", at);
-  if (lineEnd < 0 || lineEnd > end) lineEnd = end;
-  const content = text.slice(at, lineEnd).trimEnd();
-  if (fence !== undefined) {
-    // CommonMark: the closing fence uses the same character, at least as many, and nothing after it.
-    const closes = /^(?:`+|~+)$/.test(content) && content.startsWith(fence.marker);
-    return { kind: "code", heading: false, group: fence.start, fence: closes ? undefined : fence };
-  }
-  const marker = FENCE.exec(content)?.[0];
-  if (marker !== undefined) return { kind: "code", heading: false, group: at, fence: { marker, start: at } };
-  const row = content.startsWith("|") || content.includes(" | ");
-  return { kind: row ? "row" : "prose", heading: ATX_HEADING.test(content), group: at, fence: undefined };
-}
-
-function pushSpan(spans: Span[], text: string, start: number, end: number, level: BreakLevel, line: Line): void {
+function pushSpan(spans: Span[], text: string, start: number, end: number, level: BreakLevel, line: MarkdownLine): void {
   if (line.kind === "prose") pushSplitAtCjkStops(spans, text, start, end, level);
   else spans.push({ start, end, level, group: line.group });
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { BadRequestError } from "../errors.ts";
-import { isCanonicalInstant } from "../filter/dates.ts";
+import { isCanonicalInstant } from "./instant.ts";
 
 export type Scalar = string | number | boolean;
 export type Metadata = Record<string, Scalar | Scalar[]>;

@@ -4,9 +4,9 @@
  * texts (by code point, or SQLite's BINARY order) is comparing the instants. That is why
  * fractional seconds are rejected rather than rounded: they have no canonical text.
  */
+import { civilToMs } from "../domain/instant.ts";
 
 const DAY_MS = 86_400_000;
-const CANONICAL = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})Z$/;
 const ABSOLUTE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2}):(\d{2})(Z|[+-]\d{2}:\d{2})?)?$/;
 const JAVASCRIPT = "javascript:";
 const RELATIVE_N = /^javascript:gs\.(daysAgo|daysAgoStart|daysAgoEnd)\((-?\d{1,9})\)$/;
@@ -16,12 +16,6 @@ export type InstantResult = { ok: true; text: string } | { ok: false; reason: st
 
 export const INSTANT_FORMS =
   "2024-05-01, 2024-05-01 10:00:00, 2024-05-01T10:00:00Z, 2024-05-01T12:00:00+02:00 or javascript:gs.daysAgo(7)";
-
-/** True for a real date-time in the exact stored form `YYYY-MM-DDThh:mm:ssZ`. */
-export function isCanonicalInstant(text: string): boolean {
-  const m = CANONICAL.exec(text);
-  return m !== null && civilToMs(m.slice(1, 7).map(Number)) !== undefined;
-}
 
 /**
  * A filter value for `created`: an absolute date (UTC unless it carries an offset) or one of
@@ -67,22 +61,6 @@ function offsetMinutes(zone: string | undefined): number | undefined {
   const minutes = Number(zone.slice(4, 6));
   if (hours > 23 || minutes > 59) return undefined;
   return (zone.startsWith("-") ? -1 : 1) * (hours * 60 + minutes);
-}
-
-function civilToMs([y, mo, d, h, mi, s]: number[]): number | undefined {
-  if (y === undefined || mo === undefined || d === undefined) return undefined;
-  if (h === undefined || mi === undefined || s === undefined) return undefined;
-  if (mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo) || h > 23 || mi > 59 || s > 59) return undefined;
-  // Date.UTC maps years 0-99 to 1900-1999; setUTCFullYear does not.
-  const t = new Date(0);
-  t.setUTCFullYear(y, mo - 1, d);
-  t.setUTCHours(h, mi, s, 0);
-  return t.getTime();
-}
-
-function daysInMonth(y: number, mo: number): number {
-  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  return [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][mo - 1] ?? 0;
 }
 
 function format(ms: number): InstantResult {

@@ -28,8 +28,7 @@ import type { Metadata } from "../domain/metadata.ts";
 import type { Condition, Filter, Value } from "./ast.ts";
 import { evaluate } from "./evaluate.ts";
 import { knownFieldType } from "./values.ts";
-import { KEY, metadataKey } from "../index/qdrant/schema.ts";
-import { samePair } from "../index/qdrant/points.ts";
+import { KEY, metadataKey, samePair } from "./qdrant-payload.ts";
 
 export type QdrantCondition = Schemas["Condition"];
 /** A compiled condition: `true` matches every point, `false` none. */

@@ -1,5 +1,6 @@
 /**
- * Reads chosen entries of a ZIP-based file (DOCX, XLSX, PPTX, ODT) within `ExtractionLimits`.
+ * The one ZIP reader. `readZip` reads chosen entries of a ZIP-based file (DOCX, XLSX, PPTX, ODT)
+ * within `ExtractionLimits`; `leadingEntries` lists the first entries for type detection.
  *
  * The central directory is read first, as Office itself does: too many entries, or declared
  * sizes over the limit, fail before a byte is inflated. Entries are then inflated in small
@@ -113,10 +114,39 @@ function applyZip64Extra(entry: Entry, extra: Uint8Array): void {
   }
 }
 
+/** The local file header at `at`, or null: the entry's name, and where its data starts. */
+function localHeader(bytes: Uint8Array, at: number): { name: string; compressedSize: number; dataStart: number } | null {
+  if (at + 30 > bytes.length || u32(bytes, at) !== LOCAL) return null;
+  const nameLength = u16(bytes, at + 26);
+  return {
+    name: names.decode(bytes.subarray(at + 30, at + 30 + nameLength)),
+    compressedSize: u32(bytes, at + 18),
+    dataStart: at + 30 + nameLength + u16(bytes, at + 28),
+  };
+}
+
+/**
+ * The entries whose local headers start in the first `scanBytes`, in file order, with up to
+ * `peek` bytes of each one's stored data. It needs no central directory (an upload cut short
+ * still names its format) and inflates nothing: enough to tell a DOCX from an ODT.
+ */
+export function leadingEntries(bytes: Uint8Array, scanBytes: number, peek: number): { name: string; head: Uint8Array }[] {
+  const found: { name: string; head: Uint8Array }[] = [];
+  const limit = Math.min(bytes.length, scanBytes);
+  for (let at = 0; at < limit; at++) {
+    const header = localHeader(bytes, at);
+    if (!header) continue;
+    found.push({ name: header.name, head: bytes.subarray(header.dataStart, header.dataStart + Math.min(header.compressedSize, peek)) });
+    at = header.dataStart - 1;
+  }
+  return found;
+}
+
 function readEntry(bytes: Uint8Array, entry: Entry, budget: { left: number; limit: number }): Uint8Array {
   if (entry.flags & 1) throw new ExtractionError(`encrypted file: ${entry.name} is encrypted`);
-  if (u32(bytes, entry.offset) !== LOCAL) throw corrupt(`no local header for ${entry.name}`);
-  const start = entry.offset + 30 + u16(bytes, entry.offset + 26) + u16(bytes, entry.offset + 28);
+  const header = localHeader(bytes, entry.offset);
+  if (!header) throw corrupt(`no local header for ${entry.name}`);
+  const start = header.dataStart;
   const data = bytes.subarray(start, start + entry.compressedSize);
   if (data.length < entry.compressedSize) throw corrupt(`${entry.name} is cut short`);
   if (entry.method === 0) {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../../ports.ts";
-import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, pointId, samePair, stagedPoints } from "./points.ts";
+import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, pointId, stagedPoints } from "./points.ts";
+import { samePair } from "../../filter/qdrant-payload.ts";
 import { documentVector } from "./sparse.ts";
 
 const doc: IndexedDocument = { collection: "c", docId: "d1", version: 2, metadata: { status: "open", note: "", prev: "open", tags: [] }, text: "Full text" };

@@ -7,6 +7,7 @@ import type { Schemas } from "@qdrant/js-client-rest";
 import type { ChunkInput, IndexedDocument, SearchHit } from "../../ports.ts";
 import type { Metadata } from "../../domain/metadata.ts";
 import { sameValue } from "../../filter/compare.ts";
+import { samePair } from "../../filter/qdrant-payload.ts";
 import { KEY, KIND, VECTORS, type Kind } from "./schema.ts";
 import { documentVector } from "./sparse.ts";
 
@@ -42,11 +43,6 @@ export function derivedLists(metadata: Metadata): Payload {
     [KEY.metaBlank]: keys.filter((k) => metadata[k] === ""),
     [KEY.metaSame]: same,
   };
-}
-
-/** How a pair of different keys is written in `meta_same`. */
-export function samePair(a: string, b: string): string {
-  return a < b ? `${a}=${b}` : `${b}=${a}`;
 }
 
 function basePayload(doc: IndexedDocument, kind: Kind): Payload {

@@ -6,8 +6,8 @@
  * document (no vector; its metadata and full text, for `findDocuments`). Keeping both in one
  * Qdrant collection lets a new version replace the old one in a single batch request (see
  * write.ts), which two collections could not do. While a version is being written its points
- * carry a `staged_*` kind that no read asks for, so readers see either the old version whole
- * or the new one whole.
+ * carry a `staged_*` kind that no read asks for, so readers never see part of a version (while
+ * the commit request is applied, a search may see the old and the new one, each whole).
  *
  * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
  * document's metadata as given), and three keyword lists derived from the metadata that let
@@ -31,20 +31,8 @@ export const KIND = {
 export type Kind = (typeof KIND)[keyof typeof KIND];
 
 /** Payload keys; metadata fields are under `metadata.<field>`. */
-export const KEY = {
-  kind: "kind",
-  collection: "collection",
-  docId: "doc_id",
-  version: "version",
-  chunkIndex: "chunk_index",
-  text: "text",
-  metadata: "metadata",
-  metaKeys: "meta_keys",
-  metaBlank: "meta_blank",
-  metaSame: "meta_same",
-} as const;
-
-export const metadataKey = (field: string) => `${KEY.metadata}.${field}`;
+export { KEY, metadataKey } from "../../filter/qdrant-payload.ts";
+import { KEY, metadataKey } from "../../filter/qdrant-payload.ts";
 
 /**
  * Dense vectors of `dimensions` (cosine), and the BM25 sparse vector with Qdrant's IDF. On a

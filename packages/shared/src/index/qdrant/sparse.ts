@@ -5,8 +5,9 @@
  *
  * - Tokens: the words of `queryTerms` (letters and digits, lower-cased), then a plural
  *   stemmer, on both sides; documents keep their stopwords, queries drop them as SQLite does.
- * - Index: murmur3 (x86, 32 bit, seed 0) of the token's UTF-8, as `|i32|`: the token ids of
- *   Qdrant's own `qdrant/bm25` model, so a vector from either source means the same thing.
+ * - Index: murmur3 (x86, 32 bit, seed 0) of the token's UTF-8, as `|i32|`, the way Qdrant's
+ *   `qdrant/bm25` model numbers tokens. Its tokens differ from ours (another stemmer, and it
+ *   drops stopwords), so vectors from that model and from here must not be mixed.
  * - Document value: BM25's term-frequency part, tf·(k1+1) / (tf + k1·(1 − b + b·len/avglen)),
  *   with FTS5's k1 = 1.2 and b = 0.75 and a fixed avglen (chunks have a bounded size).
  * - Query value: 1 per distinct term.

@@ -6,9 +6,11 @@
  *    collection, document, version and chunk, so a retried job overwrites its own points;
  * 2. one batch request commits it: its staged points take their visible kind, then every point
  *    of an older version goes, and so do chunks of this version beyond its chunk count (left by
- *    an earlier attempt that made more chunks). Qdrant applies a batch's operations in order.
+ *    an earlier attempt that made more chunks). Qdrant applies a batch's operations in order,
+ *    but not as one transaction.
  *
- * So a reader sees the old version until the commit and the new one whole after it.
+ * So a reader never sees part of a version: it sees the old version until the commit, the new
+ * one after it, and, for a search that runs while the commit request is being applied, both.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../../ports.ts";
