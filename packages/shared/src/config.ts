@@ -1,6 +1,7 @@
 import { z } from "zod";
 import path from "node:path";
 import { ConfigError } from "./errors.ts";
+import { DEFAULT_CHUNK_OVERLAP_TOKENS, DEFAULT_CHUNK_TOKENS } from "./chunk/chunk.ts";
 
 export type Scope = "read" | "write" | "admin";
 export const ALL_SCOPES: readonly Scope[] = ["read", "write", "admin"];
@@ -50,8 +51,8 @@ const envSchema = z.object({
   INDEX: z.enum(["sqlite", "qdrant"]).default("sqlite"),
   EMBEDDER: z.enum(["none", "openai"]).default("none"),
   CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
-  CHUNK_TOKENS: int(32, 8192).default(512),
-  CHUNK_OVERLAP_TOKENS: int(0, 4096).default(64),
+  CHUNK_TOKENS: int(32, 8192).default(DEFAULT_CHUNK_TOKENS),
+  CHUNK_OVERLAP_TOKENS: int(0, 4096).default(DEFAULT_CHUNK_OVERLAP_TOKENS),
   EXTRACT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
   EXTRACT_MEMORY_MB: int(64, 16_384).default(512),
   MAX_UNCOMPRESSED_BYTES: int(1024, 2 ** 40).default(200 * 1024 * 1024),

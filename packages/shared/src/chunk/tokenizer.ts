@@ -15,8 +15,6 @@ import {
   isWithinTokenLimit,
 } from "gpt-tokenizer/encoding/cl100k_base";
 
-export const TOKENIZER_ENCODING = "cl100k_base";
-
 // Documents may contain "<|endoftext|>" literally: tokenize it as text instead of throwing.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 

@@ -40,6 +40,6 @@ export async function extract(bytes: Uint8Array, type: string, limits: Extractio
 }
 
 /** The text formats (text.ts), as one section. */
-export function fromText(bytes: Uint8Array, type: SupportedType): Extracted {
+function fromText(bytes: Uint8Array, type: SupportedType): Extracted {
   return joinSections([{ text: extractText(bytes, type), at: {} }]);
 }

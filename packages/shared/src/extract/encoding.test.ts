@@ -1,7 +1,9 @@
 import fc from "fast-check";
 import iconv from "iconv-lite";
 import { describe, expect, it } from "vitest";
-import { decodeLegacy, decodeLegacyText } from "./encoding.ts";
+import { decodeLegacy } from "./encoding.ts";
+
+const decodeLegacyText = (bytes: Uint8Array) => decodeLegacy(bytes).text;
 
 const GERMAN = "Grüße aus München! Die Straße ist schön, und der Bär läuft über die Brücke. Café für alle.";
 const RUSSIAN = "Привет, мир! Это проверка кодировки текста на русском языке. Съешь же ещё этих мягких булок.";

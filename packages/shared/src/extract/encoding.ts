@@ -33,10 +33,6 @@ const utf8Lenient = new TextDecoder("utf-8");
 const utf16le = new TextDecoder("utf-16le");
 const utf16be = new TextDecoder("utf-16be");
 
-export function decodeLegacyText(bytes: Uint8Array): string {
-  return decodeLegacy(bytes).text;
-}
-
 export function decodeLegacy(bytes: Uint8Array): LegacyDecoded {
   // TextDecoder drops the byte order mark itself.
   if (startsWith(bytes, 0xef, 0xbb, 0xbf)) return result(utf8Lenient.decode(bytes), "utf-8");
