@@ -1,0 +1,149 @@
+/**
+ * Searches and document look-ups on the chunk table. The filter is a `where` LanceDB applies
+ * before ranking (its prefilter, the default for full-text and vector queries); when the
+ * compiled filter is only a superset, candidates are checked with the reference evaluator and
+ * more are fetched, four times deeper a round, until enough pass or none are left.
+ */
+import { MatchQuery, Operator, type Table } from "@lancedb/lancedb";
+import type { FindRequest, IndexedDocument, SearchHit, SearchRequest } from "../ports.ts";
+import type { Metadata } from "../domain/metadata.ts";
+import { compareCodePoints } from "../filter/compare.ts";
+import { evaluate } from "../filter/evaluate.ts";
+import { compareForOrder } from "../filter/order.ts";
+import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
+import { queryTerms } from "../search/query-terms.ts";
+import { reciprocalRankFusion } from "../search/fusion.ts";
+import { documentText, indexDimensionMismatch } from "./lancedb-rows.ts";
+
+/** Candidates each ranking contributes to a hybrid search before fusion, as in the other indexes. */
+const HYBRID_DEPTH = 100;
+/** First request size when the filter must be finished by the evaluator. */
+const MIN_INEXACT_LIMIT = 64;
+
+const HIT_COLUMNS = ["id", "collection", "doc_id", "chunk", "char_start", "char_end", "text", "cite", "metadata"];
+
+interface ChunkRow {
+  id: string;
+  collection: string;
+  doc_id: string;
+  chunk: number;
+  char_start: number;
+  char_end: number;
+  text: string;
+  cite: string | null;
+  metadata: string;
+  _score?: number;
+  _distance?: number;
+}
+
+type DocKey = { collection: string; docId: string };
+
+/** Rows of the given documents (an OR of one IN list per collection). */
+export function documentsWhere(docs: readonly DocKey[]): string | boolean {
+  const byCollection = Map.groupBy(docs, (d) => d.collection);
+  return or([...byCollection].map(([c, ds]) => `(collection = ${sqlString(c)} AND doc_id IN (${[...new Set(ds.map((d) => sqlString(d.docId)))].join(", ")}))`));
+}
+
+const inCollections = (collections: readonly string[]) => `collection IN (${[...new Set(collections)].map(sqlString).join(", ")})`;
+
+const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === false ? "false" : sql);
+
+export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null): Promise<SearchHit[]> {
+  if (request.collections.length === 0 || request.k < 1) return [];
+  const compiled = compileToLanceWhere(request.filter);
+  const where = asWhere(and([inCollections(request.collections), compiled.where ?? true]));
+  if (where === "false") return [];
+  const terms = queryTerms(request.query);
+  if (request.vector && vectorSize !== null && request.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, request.vector.length);
+  const rankers: ((limit: number) => Promise<ChunkRow[]>)[] = [];
+  if (terms.length > 0) {
+    const match = new MatchQuery(terms.join(" "), "text", { operator: Operator.Or });
+    rankers.push(async (limit) => (await table.query().fullTextSearch(match).where(where).select([...HIT_COLUMNS, "_score"]).limit(limit).toArray()) as ChunkRow[]);
+  }
+  const vector = request.vector;
+  if (vector && vectorSize !== null) {
+    rankers.push(async (limit) => (await table.query().nearestTo(vector).column("vector").distanceType("cosine").where(where)
+      .select([...HIT_COLUMNS, "_distance"]).limit(limit).toArray()) as ChunkRow[]);
+  }
+  if (rankers.length === 0) return [];
+  const k = request.k;
+  const want = rankers.length === 1 ? k : Math.max(k, HYBRID_DEPTH);
+  const keep = (row: ChunkRow) => compiled.exact || evaluate(request.filter, JSON.parse(row.metadata) as Metadata);
+  let kept: ChunkRow[][];
+  for (let limit = compiled.exact ? want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
+    const lists = await Promise.all(rankers.map((rank) => rank(limit)));
+    kept = lists.map((l) => l.filter(keep).slice(0, want));
+    if (compiled.exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
+  }
+  if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
+  return reciprocalRankFusion(kept, (row) => row.id).slice(0, k).map(({ item, score }) => hitOf(item, score));
+}
+
+function hitOf(row: ChunkRow, score: number): SearchHit {
+  return {
+    collection: row.collection,
+    docId: row.doc_id,
+    chunkIndex: Number(row.chunk),
+    text: row.text,
+    start: Number(row.char_start),
+    end: Number(row.char_end),
+    score,
+    metadata: JSON.parse(row.metadata) as Metadata,
+    ...(row.cite ? { citation: JSON.parse(row.cite) as SearchHit["citation"] } : {}),
+  };
+}
+
+interface HeadRow {
+  collection: string;
+  doc_id: string;
+  metadata: string;
+}
+
+export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
+  if (request.collections.length === 0 || request.limit < 1) return [];
+  const compiled = compileToLanceWhere(request.filter);
+  const where = asWhere(and([inCollections(request.collections), "head = true", compiled.where ?? true]));
+  if (where === "false") return [];
+  let page: HeadRow[];
+  if (compiled.exact && request.filter.orderBy.length === 0) {
+    // LanceDB sorts strings by their UTF-8 bytes, which is code point order, as compareCodePoints.
+    page = (await table.query().where(where).orderBy([{ columnName: "collection" }, { columnName: "doc_id" }])
+      .offset(request.offset).limit(request.limit).select(["collection", "doc_id", "metadata"]).toArray()) as HeadRow[];
+  } else {
+    // ORDERBY follows compareForOrder (types ranked, arrays by their first item): sorted here.
+    const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as HeadRow[];
+    page = rows
+      .map((r) => ({ r, m: JSON.parse(r.metadata) as Metadata }))
+      .filter(({ m }) => compiled.exact || evaluate(request.filter, m))
+      .sort((a, b) => compareForOrder(a.m, b.m, request.filter.orderBy) || compareCodePoints(a.r.collection, b.r.collection) || compareCodePoints(a.r.doc_id, b.r.doc_id))
+      .slice(request.offset, request.offset + request.limit)
+      .map(({ r }) => r);
+  }
+  return page.length === 0 ? [] : readDocuments(table, page.map((r) => ({ collection: r.collection, docId: r.doc_id })));
+}
+
+interface TextRow {
+  collection: string;
+  doc_id: string;
+  version: bigint | number;
+  chunk: number;
+  head: boolean;
+  char_start: number;
+  text: string;
+  doc_rest: string | null;
+  metadata: string;
+}
+
+/** The documents whole, in the order given; one read of all their rows. */
+async function readDocuments(table: Table, docs: DocKey[]): Promise<IndexedDocument[]> {
+  const rows = (await table.query().where(asWhere(documentsWhere(docs)))
+    .select(["collection", "doc_id", "version", "chunk", "head", "char_start", "text", "doc_rest", "metadata"]).toArray()) as TextRow[];
+  const byDoc = Map.groupBy(rows, (r) => JSON.stringify([r.collection, r.doc_id]));
+  return docs.flatMap(({ collection, docId }) => {
+    const all = byDoc.get(JSON.stringify([collection, docId])) ?? [];
+    const head = all.find((r) => r.head);
+    if (!head || head.doc_rest === null) return [];
+    const chunks = all.filter((r) => r.version === head.version && Number(r.chunk) >= 0).map((r) => ({ text: r.text, start: Number(r.char_start) }));
+    return [{ collection, docId, version: Number(head.version), metadata: JSON.parse(head.metadata) as Metadata, text: documentText(head.doc_rest, chunks) }];
+  });
+}

@@ -1,0 +1,76 @@
+/**
+ * Opening the chunk table: made on first use with its indexes, shared by every process on the
+ * host that opens the same directory. Reads check for newer versions on every query
+ * (`readConsistencyInterval: 0`), so what another process committed is seen at once.
+ */
+import { connect, Index, type Connection, type Table } from "@lancedb/lancedb";
+import { setTimeout } from "node:timers/promises";
+import { FixedSizeList } from "apache-arrow";
+import { TABLE_NAME, tableSchema } from "./lancedb-rows.ts";
+
+export interface OpenTable {
+  db: Connection;
+  table: Table;
+  /** Length of the stored vectors, or null when the table keeps none. */
+  vectorSize: number | null;
+}
+
+/**
+ * BM25 with English stemming and stopwords, lowercased and ASCII-folded (é matches e, as
+ * SQLite's unicode61 did); no positions, as no phrase query is made. Bitmaps for the
+ * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
+ * document key and the ranges on priority and created.
+ */
+const INDEXES: [string, () => Index][] = [
+  ["text", () => Index.fts({ baseTokenizer: "simple", language: "English", stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false })],
+  ["collection", () => Index.bitmap()],
+  ["m_status", () => Index.bitmap()],
+  ["m_type", () => Index.bitmap()],
+  ["id", () => Index.btree()],
+  ["doc_id", () => Index.btree()],
+  ["m_priority", () => Index.btree()],
+  ["m_created", () => Index.btree()],
+];
+
+export async function openChunkTable(dir: string, dimensions: number | null): Promise<OpenTable> {
+  const db = await connect(dir, { readConsistencyInterval: 0 });
+  const table = await openOrCreate(db, dimensions);
+  await ensureIndexes(table);
+  const vectorField = (await table.schema()).fields.find((f) => f.name === "vector");
+  let vectorSize = vectorField ? (vectorField.type as FixedSizeList).listSize : null;
+  if (vectorSize === null && dimensions !== null) {
+    // A table made before vectors were configured: its rows get a null vector.
+    await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
+    vectorSize = dimensions;
+  }
+  return { db, table, vectorSize };
+}
+
+async function openOrCreate(db: Connection, dimensions: number | null): Promise<Table> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await db.tableNames()).includes(TABLE_NAME)
+        ? await db.openTable(TABLE_NAME)
+        : await db.createEmptyTable(TABLE_NAME, tableSchema(dimensions), { mode: "create", existOk: true });
+    } catch (err) {
+      // A table another process is creating is listed before its first version is written,
+      // and cannot be opened until then (seen with two instances starting at once).
+      if (attempt >= 40) throw err;
+      await setTimeout(50);
+    }
+  }
+}
+
+async function ensureIndexes(table: Table): Promise<void> {
+  const have = new Set((await table.listIndices()).flatMap((i) => i.columns));
+  for (const [column, config] of INDEXES) {
+    if (have.has(column)) continue;
+    try {
+      await table.createIndex(column, { config: config(), replace: false });
+    } catch (err) {
+      // Another process may have made it meanwhile; anything else is a real failure.
+      const now = new Set((await table.listIndices()).flatMap((i) => i.columns));
+      if (!now.has(column)) throw err;
+    }
+  }
+}

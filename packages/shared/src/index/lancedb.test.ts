@@ -1,0 +1,159 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { connect } from "@lancedb/lancedb";
+import { describeIndexContract } from "../../test-support/index-contract.ts";
+import { parseFilter } from "../filter/parse.ts";
+import type { IndexedDocument } from "../ports.ts";
+import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
+import { documentText, restOf } from "./lancedb-rows.ts";
+
+const dirs: string[] = [];
+const open: LanceSearchIndex[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-"));
+  dirs.push(dir);
+  return dir;
+}
+function make(options: Partial<LanceIndexOptions> & { dir: string }): LanceSearchIndex {
+  const index = new LanceSearchIndex({ dimensions: 3, maintainEveryMs: 0, ...options });
+  open.push(index);
+  return index;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((i) => i.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describeIndexContract("LanceDB", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-"));
+  const index = new LanceSearchIndex({ dir, dimensions: 3, maintainEveryMs: 0 });
+  return {
+    index,
+    async cleanup() {
+      await index.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+const all = parseFilter("");
+const doc = (docId: string, text: string, version = 1, collection = "c"): IndexedDocument => ({ collection, docId, version, metadata: { status: "open" }, text });
+const whole = (d: IndexedDocument) => ({ doc: d, chunks: [{ index: 0, text: d.text, start: 0, end: d.text.length }] });
+
+describe("LanceSearchIndex", () => {
+  it("replaces a document atomically: concurrent searches never see it missing or doubled", async () => {
+    const index = make({ dir: tempDir() });
+    const version = (v: number) => {
+      const parts = Array.from({ length: 1 + (v % 4) }, (_, i) => `osprey v${v} part${i}.`);
+      const text = parts.join(" ");
+      let at = 0;
+      const chunks = parts.map((p, i) => {
+        const chunk = { index: i, text: p, start: at, end: at + p.length };
+        at += p.length + 1;
+        return chunk;
+      });
+      return { doc: doc("d1", text, v), chunks };
+    };
+    await index.indexDocuments([version(1)]);
+    let writing = true;
+    const writer = (async () => {
+      for (let v = 2; v <= 30; v++) await index.indexDocuments([version(v)]);
+      writing = false;
+    })();
+    let reads = 0;
+    while (writing) {
+      const [hits, found] = await Promise.all([
+        index.search({ query: "osprey", collections: ["c"], filter: all, k: 50 }),
+        index.findDocuments({ collections: ["c"], filter: all, limit: 10, offset: 0 }),
+      ]);
+      const versions = new Set(hits.map((h) => /v(\d+)/.exec(h.text)![1]));
+      expect(versions.size).toBe(1);
+      const v = Number([...versions][0]);
+      expect(hits).toHaveLength(1 + (v % 4));
+      expect(found).toHaveLength(1);
+      expect(found[0]!.text).toBe(version(found[0]!.version).doc.text);
+      reads += 1;
+    }
+    await writer;
+    expect(reads).toBeGreaterThan(3);
+    const last = await index.search({ query: "osprey", collections: ["c"], filter: all, k: 50 });
+    expect(last.map((h) => h.text).sort()).toEqual(version(30).chunks.map((c) => c.text));
+  });
+
+  it("maintains: old versions are cleaned up and appended rows are still found", async () => {
+    const dir = tempDir();
+    const index = make({ dir, keepVersionsMs: 0 });
+    await index.indexDocuments([whole(doc("d0", "heron first"))]);
+    for (let i = 1; i <= 20; i++) await index.indexDocuments([whole(doc(`d${i}`, `heron number ${i}`))]);
+    await index.deleteDocument("c", "d3");
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    expect((await table.indexStats("text_idx"))?.numUnindexedRows).toBe(20); // 21 appended, 1 deleted
+    const stats = await index.maintain();
+    expect(stats.prune.oldVersionsRemoved).toBeGreaterThan(15);
+    await table.checkoutLatest();
+    expect((await table.indexStats("text_idx"))?.numUnindexedRows).toBe(0);
+    // What is left are the versions optimize itself committed (compaction, index update).
+    expect((await table.listVersions()).length).toBeLessThanOrEqual(3);
+    table.close();
+    db.close();
+    const hits = await index.search({ query: "heron", collections: ["c"], filter: parseFilter("status=open"), k: 100 });
+    expect(hits).toHaveLength(20);
+    await index.indexDocuments([whole(doc("d21", "heron late"))]);
+    expect(await index.search({ query: "late", collections: ["c"], filter: all, k: 5 })).toHaveLength(1);
+  });
+
+  it("checks vector dimensions, and keeps none when there are none", async () => {
+    const dir = tempDir();
+    const plain = make({ dir, dimensions: null });
+    await plain.indexDocuments([whole(doc("d1", "kite"))]);
+    await expect(plain.indexDocuments([{ doc: doc("d2", "kite"), chunks: [{ index: 0, text: "kite", start: 0, end: 4, vector: [1, 0, 0] }] }])).rejects.toThrow(/dimensional/);
+    await plain.close();
+    const vectors = make({ dir, dimensions: 3 });
+    await vectors.indexDocuments([{ doc: doc("d2", "kite"), chunks: [{ index: 0, text: "kite", start: 0, end: 4, vector: [1, 0, 0] }] }]);
+    const hits = await vectors.search({ query: "nothing", vector: [1, 0.1, 0], collections: ["c"], filter: all, k: 5 });
+    expect(hits.map((h) => h.docId)).toEqual(["d2"]);
+    await expect(vectors.search({ query: "kite", vector: [1, 0], collections: ["c"], filter: all, k: 5 })).rejects.toThrow(/dimensional/);
+  });
+
+  it("lets two instances on one directory write and see each other's writes", async () => {
+    const dir = tempDir();
+    const [a, b] = [make({ dir }), make({ dir })];
+    await Promise.all([
+      (async () => { for (let i = 0; i < 10; i++) await a.indexDocuments([whole(doc(`a${i}`, `egret from a ${i}`))]); })(),
+      (async () => { for (let i = 0; i < 10; i++) await b.indexDocuments([whole(doc(`b${i}`, `egret from b ${i}`))]); })(),
+    ]);
+    for (const index of [a, b]) expect(await index.search({ query: "egret", collections: ["c"], filter: all, k: 50 })).toHaveLength(20);
+    await b.deleteDocument("c", "a0");
+    await a.deleteCollection("other");
+    expect(await a.search({ query: "egret", collections: ["c"], filter: all, k: 50 })).toHaveLength(19);
+  });
+
+  it("finishes an inexact filter with the evaluator, fetching deeper until k pass", async () => {
+    const index = make({ dir: tempDir() });
+    // The two matches rank last by BM25, below a first round of candidates.
+    const items = Array.from({ length: 120 }, (_, i) => {
+      const match = i >= 118;
+      const text = match ? `plover ${"filler ".repeat(30)}` : `plover plover ${i}`;
+      return { ...whole({ ...doc(`d${i}`, text), metadata: { note: match ? `Alpha ${i}` : "beta" } }) };
+    });
+    await index.indexDocuments(items);
+    const hits = await index.search({ query: "plover", collections: ["c"], filter: parseFilter("noteLIKEalph"), k: 5 });
+    expect(hits.map((h) => h.docId).sort()).toEqual(["d118", "d119"]);
+  });
+
+  it("keeps a document's text once and gives it back whole", async () => {
+    const text = "alpha beta. gamma delta.  epsilon";
+    const chunks = [{ text: "alpha beta.", start: 0, end: 11 }, { text: "beta. gamma", start: 6, end: 17 }, { text: "epsilon", start: 26, end: 33 }];
+    const rest = restOf(text, chunks);
+    expect(JSON.parse(rest)).toEqual({ n: text.length, g: [[17, " delta.  "]] });
+    expect(documentText(rest, chunks)).toBe(text);
+    expect(JSON.parse(restOf(text, [{ text: "ALPHA", start: 0, end: 5 }]))).toEqual({ t: text });
+    const index = make({ dir: tempDir() });
+    await index.indexDocuments([{ doc: doc("d1", text), chunks: chunks.map((c, i) => ({ ...c, index: i })) }, { doc: doc("d2", ""), chunks: [] }]);
+    const found = await index.findDocuments({ collections: ["c"], filter: all, limit: 10, offset: 0 });
+    expect(found.map((d) => [d.docId, d.text])).toEqual([["d1", text], ["d2", ""]]);
+  });
+});

@@ -1,0 +1,220 @@
+import type { OptimizeStats, Table } from "@lancedb/lancedb";
+import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
+import type { Logger } from "../logger.ts";
+import { and, sqlString } from "../filter/lancedb.ts";
+import { metadataColumns } from "../filter/lancedb-columns.ts";
+import { documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
+import { documentsWhere, findHeads, searchChunks } from "./lancedb-read.ts";
+import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
+
+export interface LanceIndexOptions {
+  dir: string;
+  /** Length of the dense vectors (the embedder's), or null to keep none. */
+  dimensions: number | null;
+  logger?: Pick<Logger, "info" | "warn" | "error">;
+  /** How often the maintenance timer looks for work (default 30 s); 0 for no timer. */
+  maintainEveryMs?: number;
+  /** Commits after which maintenance starts without waiting for the timer (default 100). */
+  maintainAfterCommits?: number;
+  /** How long replaced table versions stay readable for queries still on them (default 60 s). */
+  keepVersionsMs?: number;
+}
+
+type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
+type Key = { collection: string; docId: string };
+const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
+
+/**
+ * The SearchIndex on an embedded LanceDB table (layout in lancedb-rows.ts): one table of
+ * chunks for every collection, so a search over several collections is one BM25 ranking.
+ *
+ * Writes of this instance run one at a time; other processes (or instances) on the same
+ * directory commit concurrently, and LanceDB retries conflicting commits. Each write is one
+ * table version: a document's new version replaces the old one in one mergeInsert, so a reader
+ * sees the one version or the other, never neither nor both (one exception: two processes
+ * writing versions of one document at once, see #settleRaces). Every commit leaves a version
+ * and usually a small fragment behind; `maintain()` (on a timer) compacts them, folds new rows
+ * into the indexes (rows appended after the full-text index was built are found only by a
+ * slower flat scan until then) and removes versions older than `keepVersionsMs`.
+ */
+export class LanceSearchIndex implements SearchIndex {
+  readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
+  readonly #opened: Promise<OpenTable>;
+  #queue: Promise<unknown> = Promise.resolve();
+  #commits = 0;
+  #maintaining: Promise<unknown> | null = null;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(options: LanceIndexOptions) {
+    this.#options = { maintainEveryMs: 30_000, maintainAfterCommits: 100, keepVersionsMs: 60_000, ...options };
+    this.#opened = openChunkTable(options.dir, options.dimensions);
+    this.#opened.catch(() => {}); // reported by the first call that awaits it
+    if (this.#options.maintainEveryMs > 0) {
+      this.#timer = setInterval(() => void this.#maintainIfDue(true), this.#options.maintainEveryMs);
+      this.#timer.unref();
+    }
+  }
+
+  async #table(): Promise<Table> {
+    return (await this.#opened).table;
+  }
+
+  /** Runs `write` after this instance's earlier writes. */
+  #serial<T>(write: (table: Table) => Promise<T>): Promise<T> {
+    const run = this.#queue.then(async () => write(await this.#table()));
+    this.#queue = run.catch(() => {});
+    return run;
+  }
+
+  #committed(): void {
+    this.#commits += 1;
+    void this.#maintainIfDue(false);
+  }
+
+  async indexDocuments(items: Item[]): Promise<boolean[]> {
+    if (items.length === 0) return [];
+    const { vectorSize } = await this.#opened;
+    for (const { chunks } of items) for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
+    return this.#serial(async (table) => {
+      const current = await this.#versions(table, items.map((i) => i.doc));
+      // As if applied one by one: an item older than what is indexed, or than an earlier item
+      // of the batch, is ignored; the last accepted item of each document is the one written.
+      const latest = new Map<string, Item>();
+      const accepted = items.map((item) => {
+        const key = keyOf(item.doc);
+        if ((current.get(key) ?? -Infinity) > item.doc.version) return false;
+        current.set(key, item.doc.version);
+        latest.set(key, item);
+        return true;
+      });
+      if (latest.size === 0) return accepted;
+      const chosen = [...latest.values()];
+      const rows = chosen.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
+      // Old rows of these documents that the new version does not overwrite are deleted in the
+      // same commit; the version guards keep a newer version another process committed meanwhile.
+      const stale = chosen.map(({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`);
+      await table.mergeInsert("id")
+        .whenMatchedUpdateAll({ where: "target.version <= source.version" })
+        .whenNotMatchedInsertAll()
+        .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
+        .execute(rows);
+      this.#committed();
+      await this.#settleRaces(table, chosen, accepted, items);
+      return accepted;
+    });
+  }
+
+  /**
+   * Another process may have committed a newer version of a document between our version
+   * check and our commit; then our mergeInsert kept its rows but added our chunks beyond its
+   * count. Those are removed here (a second commit: the only moment a reader could see both).
+   */
+  async #settleRaces(table: Table, chosen: Item[], accepted: boolean[], items: Item[]): Promise<void> {
+    const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["collection", "doc_id", "version"]).toArray()) as
+      { collection: string; doc_id: string; version: bigint }[];
+    const versions = Map.groupBy(rows, (r) => keyOf({ collection: r.collection, docId: r.doc_id }));
+    for (const [key, group] of versions) {
+      const max = group.reduce((m, r) => (r.version > m ? r.version : m), group[0]!.version);
+      if (group.every((r) => r.version === max)) continue;
+      const { collection, doc_id: docId } = group[0]!;
+      await table.delete(`collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)} AND version < ${max}`);
+      this.#committed();
+      items.forEach((item, i) => {
+        if (keyOf(item.doc) === key && BigInt(item.doc.version) < max) accepted[i] = false;
+      });
+    }
+  }
+
+  async #versions(table: Table, docs: Key[]): Promise<Map<string, number>> {
+    const rows = (await table.query().where(`head = true AND ${String(documentsWhere(docs))}`).select(["collection", "doc_id", "version"]).toArray()) as
+      { collection: string; doc_id: string; version: bigint }[];
+    const versions = new Map<string, number>();
+    for (const r of rows) {
+      const key = keyOf({ collection: r.collection, docId: r.doc_id });
+      versions.set(key, Math.max(versions.get(key) ?? -Infinity, Number(r.version)));
+    }
+    return versions;
+  }
+
+  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
+    return this.#serial(async (table) => {
+      const scope = `collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)}`;
+      const rows = (await table.query().where(scope).select(["version", "sha256", "chunk"]).toArray()) as { version: bigint; sha256: string | null; chunk: number }[];
+      const version = rows[0]?.version;
+      if (version === undefined || rows.some((r) => r.version !== version || r.sha256 !== doc.sha256) || Number(version) > doc.version) return null;
+      // One update of every row of that version: atomic, and a no-op if the version changed.
+      const values = Object.fromEntries(Object.entries(metadataColumns(doc.metadata)).map(([column, v]) => [column, sqlValue(v)]));
+      const { rowsUpdated } = await table.update({ where: `${scope} AND version = ${version}`, valuesSql: { ...values, version: String(doc.version) } });
+      this.#committed();
+      return rowsUpdated === rows.length ? rows.filter((r) => r.chunk >= 0).length : null;
+    });
+  }
+
+  async deleteDocument(collection: string, docId: string, version?: number): Promise<void> {
+    const where = and([`collection = ${sqlString(collection)}`, `doc_id = ${sqlString(docId)}`, version === undefined ? true : `version = ${Math.trunc(version)}`]);
+    await this.#serial(async (table) => {
+      await table.delete(String(where));
+      this.#committed();
+    });
+  }
+
+  async deleteCollection(collection: string): Promise<void> {
+    await this.#serial(async (table) => {
+      await table.delete(`collection = ${sqlString(collection)}`);
+      this.#committed();
+    });
+  }
+
+  async search(request: SearchRequest): Promise<SearchHit[]> {
+    const { table, vectorSize } = await this.#opened;
+    return searchChunks(table, request, vectorSize);
+  }
+
+  async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
+    return findHeads(await this.#table(), request);
+  }
+
+  /**
+   * Compacts fragments, brings the indexes up to date and removes old versions. Queries go on
+   * meanwhile (they read a committed version); this instance's writes wait for it.
+   */
+  async maintain(): Promise<OptimizeStats> {
+    return this.#serial(async (table) => {
+      this.#commits = 0;
+      return table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
+    });
+  }
+
+  async #maintainIfDue(timer: boolean): Promise<void> {
+    if (this.#maintaining || this.#commits === 0 || (!timer && this.#commits < this.#options.maintainAfterCommits)) return;
+    this.#maintaining = this.maintain().then(
+      (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
+      (err: unknown) => this.#options.logger?.warn({ err }, "search index maintenance failed; will retry"),
+    ).finally(() => {
+      this.#maintaining = null;
+    });
+    await this.#maintaining;
+  }
+
+  async ping(): Promise<void> {
+    await (await this.#table()).countRows("false");
+  }
+
+  async close(): Promise<void> {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+    await this.#maintaining;
+    await this.#queue;
+    const opened: OpenTable | null = await this.#opened.catch(() => null);
+    opened?.table.close();
+    opened?.db.close();
+  }
+}
+
+function sqlValue(v: unknown): string {
+  if (v === null) return "NULL";
+  if (typeof v === "string") return sqlString(v);
+  if (typeof v === "number" || typeof v === "bigint") return String(v);
+  if (Array.isArray(v)) return v.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `[${v.map((x) => sqlString(String(x))).join(", ")}]`;
+  throw new Error(`no SQL literal for ${typeof v}`);
+}
