@@ -2,11 +2,13 @@ import express, { type Express } from "express";
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "./context.ts";
 import { notFound, problemHandler } from "./problem.ts";
-import { healthRoutes } from "./routes/health.ts";
+import { mountRoutes } from "./mount.ts";
+import { createMetrics } from "./metrics.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
-import { createMetrics } from "./metrics.ts";
+import { healthRoutes } from "./routes/health.ts";
+import { docsRoutes } from "./routes/docs.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -40,11 +42,9 @@ export function createApp(ctx: AppContext): Express {
   app.use(metrics.count);
   app.use(express.json({ limit: ctx.config.http.maxBodyBytes, type: ["application/json", "application/*+json"] }));
 
-  app.use(healthRoutes(ctx));
-  app.use(metrics.router);
-  app.use(loadRoutes(ctx));
-  app.use(searchRoutes(ctx));
-  app.use(collectionRoutes(ctx));
+  // The one route table: what is served here is what /openapi.json describes.
+  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  mountRoutes(app, ctx, [...routes, ...docsRoutes(routes)]);
   app.use(notFound);
   app.use(problemHandler(ctx.logger, ctx.config.http.maxUploadBytes));
   return app;

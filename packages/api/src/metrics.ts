@@ -1,7 +1,8 @@
-import { Router, type NextFunction, type Request, type Response } from "express";
+import type { NextFunction, Request, Response } from "express";
+import { z } from "zod";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { AppContext } from "./context.ts";
-import { requireScope } from "./auth.ts";
+import { route } from "./route.ts";
 
 /**
  * Prometheus metrics, one registry per app (no global state): requests by route and status,
@@ -57,9 +58,16 @@ export function createMetrics(ctx: AppContext) {
     next();
   };
 
-  const router = Router();
-  router.get("/metrics", requireScope(ctx.authenticate, "read"), async (_req, res) => {
-    res.type(registry.contentType).send(await registry.metrics());
+  const scrape = route({
+    method: "get",
+    path: "/metrics",
+    summary: "Prometheus metrics (text exposition format)",
+    scope: "read",
+    response: z.string(),
+    contentType: "text/plain",
+    async handle({ res }) {
+      res.type(registry.contentType).send(await registry.metrics());
+    },
   });
-  return { count, router };
+  return { count, route: scrape };
 }

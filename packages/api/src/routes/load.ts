@@ -1,10 +1,10 @@
-import { Router, type Request, type Response } from "express";
-import multer from "multer";
+import type { Response } from "express";
+import { z } from "zod";
 import { BadRequestError, parseMetadata, parseMetadataJson, type DocumentRecord } from "@docstore/shared";
 import type { AppContext } from "../context.ts";
-import { requireScope } from "../auth.ts";
 import { acceptDocument, loadResponse, waitForSettled } from "../documents.ts";
-import { bulkLoadBody, loadQuery, loadTextBody, parse } from "../schemas.ts";
+import { route, type Route } from "../route.ts";
+import * as s from "../schemas.ts";
 
 /** 202 while queued; 200 once `?wait=true` saw the document ready or failed. */
 async function reply(ctx: AppContext, res: Response, records: DocumentRecord[], wait: boolean, single: boolean) {
@@ -14,60 +14,75 @@ async function reply(ctx: AppContext, res: Response, records: DocumentRecord[], 
   res.status(wait && done ? 200 : 202).json(body);
 }
 
-export function loadRoutes(ctx: AppContext): Router {
-  const router = Router();
-  const write = requireScope(ctx.authenticate, "write");
-  const upload = multer({
-    storage: multer.memoryStorage(),
-    limits: { fileSize: ctx.config.http.maxUploadBytes, files: 1, fields: 8, fieldSize: 1024 * 1024, parts: 16 },
-  });
-
-  router.post("/load_text_to_collection", write, async (req: Request, res: Response) => {
-    const q = parse(loadQuery, req.query, "query");
-    const body = parse(loadTextBody, req.body ?? {}, "body");
-    const record = await acceptDocument(ctx, {
-      collection: q.collection_name,
-      docId: q.doc_id,
-      metadata: parseMetadata(body.metadata ?? {}),
-      bytes: Buffer.from(body.text, "utf8"),
-      contentType: "text/plain",
-    });
-    await reply(ctx, res, [record], q.wait ?? false, true);
-  });
-
-  router.post("/load_texts_to_collection", write, async (req: Request, res: Response) => {
-    const q = parse(loadQuery.omit({ doc_id: true }), req.query, "query");
-    const body = parse(bulkLoadBody, req.body ?? {}, "body");
-    // Validate every document before storing any, so a bad one rejects the whole request.
-    const inputs = body.documents.map((d, i) => {
-      try {
-        return { docId: d.doc_id, metadata: parseMetadata(d.metadata ?? {}), bytes: Buffer.from(d.text, "utf8") };
-      } catch (err) {
-        throw new BadRequestError(`documents.${i}.${(err as Error).message}`);
-      }
-    });
-    const records: DocumentRecord[] = [];
-    for (const input of inputs) {
-      records.push(await acceptDocument(ctx, { ...input, collection: q.collection_name, contentType: "text/plain" }));
-    }
-    await reply(ctx, res, records, q.wait ?? false, false);
-  });
-
-  router.post("/load_document_to_collection", write, upload.single("file"), async (req: Request, res: Response) => {
-    const q = parse(loadQuery, req.query, "query");
-    if (!req.file) throw new BadRequestError("multipart form: field 'file' is required");
-    const raw = (req.body as Record<string, unknown> | undefined)?.metadata;
-    if (raw !== undefined && typeof raw !== "string") throw new BadRequestError("metadata: send one JSON object as a string field");
-    const record = await acceptDocument(ctx, {
-      collection: q.collection_name,
-      docId: q.doc_id,
-      metadata: raw === undefined || raw.trim() === "" ? {} : parseMetadataJson(raw),
-      bytes: req.file.buffer,
-      filename: req.file.originalname,
-      declaredType: req.file.mimetype,
-    });
-    await reply(ctx, res, [record], q.wait ?? false, true);
-  });
-
-  return router;
+export function loadRoutes(ctx: AppContext): Route[] {
+  return [
+    route({
+      method: "post",
+      path: "/load_document_to_collection",
+      summary: "Upload a file with JSON metadata into a collection",
+      scope: "write",
+      query: s.loadQuery,
+      multipart: { file: "file", fields: { metadata: "JSON object" } },
+      response: s.loadResponse,
+      status: 202,
+      async handle({ query, file, req, res }) {
+        const raw = (req.body as Record<string, unknown> | undefined)?.metadata;
+        if (raw !== undefined && typeof raw !== "string") throw new BadRequestError("metadata: send one JSON object as a string field");
+        const record = await acceptDocument(ctx, {
+          collection: query.collection_name,
+          docId: query.doc_id,
+          metadata: raw === undefined || raw.trim() === "" ? {} : parseMetadataJson(raw),
+          bytes: file.buffer,
+          filename: file.originalname,
+          declaredType: file.mimetype,
+        });
+        await reply(ctx, res, [record], query.wait ?? false, true);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/load_text_to_collection",
+      summary: "Load a plain text with JSON metadata into a collection",
+      scope: "write",
+      query: s.loadQuery,
+      body: s.loadTextBody,
+      response: s.loadResponse,
+      status: 202,
+      async handle({ query, body, res }) {
+        const record = await acceptDocument(ctx, {
+          collection: query.collection_name,
+          docId: query.doc_id,
+          metadata: parseMetadata(body.metadata ?? {}),
+          bytes: Buffer.from(body.text, "utf8"),
+          contentType: "text/plain",
+        });
+        await reply(ctx, res, [record], query.wait ?? false, true);
+      },
+    }),
+    route({
+      method: "post",
+      path: "/load_texts_to_collection",
+      summary: "Load up to 1000 texts in one request (batch jobs)",
+      scope: "write",
+      query: s.loadQuery.omit({ doc_id: true }),
+      body: s.bulkLoadBody,
+      response: z.object({ documents: z.array(s.loadResponse) }),
+      status: 202,
+      async handle({ query, body, res }) {
+        // Validate every document before storing any, so a bad one rejects the whole request.
+        const inputs = body.documents.map((d, i) => {
+          try {
+            return { docId: d.doc_id, metadata: parseMetadata(d.metadata ?? {}), bytes: Buffer.from(d.text, "utf8") };
+          } catch (err) {
+            throw new BadRequestError(`documents.${i}.${(err as Error).message}`);
+          }
+        });
+        const records: DocumentRecord[] = [];
+        for (const input of inputs) {
+          records.push(await acceptDocument(ctx, { ...input, collection: query.collection_name, contentType: "text/plain" }));
+        }
+        await reply(ctx, res, records, query.wait ?? false, false);
+      },
+    }),
+  ];
 }

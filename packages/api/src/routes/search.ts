@@ -1,17 +1,10 @@
-import { Router, type Request, type Response } from "express";
 import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, parseFilter, type Filter } from "@docstore/shared";
 import type { AppContext } from "../context.ts";
-import { requireScope } from "../auth.ts";
-import { parse, searchInput, tagInput } from "../schemas.ts";
+import { route, type Input, type Route } from "../route.ts";
+import { contentResponse, searchInput, searchResponse, tagInput } from "../schemas.ts";
 
 const DEFAULT_K = 4;
 const DEFAULT_PAGE = 100;
-
-/** A GET may carry a JSON body (Python's requests does); body fields win over the query string. */
-function input(req: Request): Record<string, unknown> {
-  const body = req.body !== null && typeof req.body === "object" && !Array.isArray(req.body) ? req.body : {};
-  return { ...req.query, ...body };
-}
 
 function filterOf(text: string | undefined, field: string): Filter {
   try {
@@ -32,12 +25,9 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
   return unique;
 }
 
-export function searchRoutes(ctx: AppContext): Router {
-  const router = Router();
-  const read = requireScope(ctx.authenticate, "read");
-
-  const relevant = async (req: Request, res: Response) => {
-    const q = parse(searchInput, input(req), "request");
+/** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
+export function searchRoutes(ctx: AppContext): Route[] {
+  const relevant = async ({ query: q, res }: Input<typeof searchInput, undefined, undefined>) => {
     const k = q.k ?? DEFAULT_K;
     if (k > ctx.config.search.maxK) throw new BadRequestError(`k: must be at most ${ctx.config.search.maxK}`);
     const filter = filterOf(q.metadata, "metadata");
@@ -63,8 +53,7 @@ export function searchRoutes(ctx: AppContext): Router {
     });
   };
 
-  const byTag = async (req: Request, res: Response) => {
-    const q = parse(tagInput, input(req), "request");
+  const byTag = async ({ query: q, res }: Input<typeof tagInput, undefined, undefined>) => {
     const filter = filterOf(q.tag_info, "tag_info");
     const collections = await existing(ctx, [q.collection_name]);
     const limit = q.limit ?? DEFAULT_PAGE;
@@ -76,9 +65,46 @@ export function searchRoutes(ctx: AppContext): Router {
     });
   };
 
-  router.get("/get_relevant_documents", read, relevant);
-  router.post("/get_relevant_documents", read, relevant);
-  router.get("/get_content_by_tag", read, byTag);
-  router.post("/get_content_by_tag", read, byTag);
-  return router;
+  return [
+    route({
+      method: "get",
+      path: "/get_relevant_documents",
+      summary: "Search chunks by text and metadata filter across collections",
+      scope: "read",
+      query: searchInput,
+      queryInBody: [],
+      response: searchResponse,
+      handle: relevant,
+    }),
+    route({
+      method: "post",
+      path: "/get_relevant_documents",
+      summary: "Search (filter and collections in the JSON body)",
+      scope: "read",
+      query: searchInput,
+      queryInBody: ["collection_names", "metadata"],
+      response: searchResponse,
+      handle: relevant,
+    }),
+    route({
+      method: "get",
+      path: "/get_content_by_tag",
+      summary: "Documents whose metadata match a filter",
+      scope: "read",
+      query: tagInput,
+      queryInBody: [],
+      response: contentResponse,
+      handle: byTag,
+    }),
+    route({
+      method: "post",
+      path: "/get_content_by_tag",
+      summary: "Documents whose metadata match a filter (filter in the JSON body)",
+      scope: "read",
+      query: tagInput,
+      queryInBody: ["tag_info"],
+      response: contentResponse,
+      handle: byTag,
+    }),
+  ];
 }
