@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { removeDir, startService, until } from "./harness.ts";
+import { indexAudit } from "@docstore/shared/testing";
 
 const N = 2000;
 const BATCH = 500;
@@ -22,7 +23,6 @@ describe("crash recovery", () => {
     }
     await first.kill();
     const file = path.join(first.dataDir, "catalog.sqlite");
-    const indexFile = path.join(first.dataDir, "index.sqlite");
     expect(counts(file)).toEqual({ total: N, pending: N, ready: 0 });
 
     // 2. Start with the worker and kill it again in the middle of indexing.
@@ -46,21 +46,15 @@ describe("crash recovery", () => {
       const r = await third.request("GET", "/get_relevant_documents", { query: { query: `marker${i}`, collection_names: c, k: 10 } });
       expect(r.body.results.map((h: any) => h.doc_id)).toEqual([`r${i}`]);
     }
-    const db = new Database(indexFile, { readonly: true });
-    const chunks = db.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number };
-    const tables = db.prepare("SELECT id FROM fts_tables").all() as { id: number }[];
-    expect(tables).toHaveLength(1);
-    const fts = db.prepare(`SELECT count(*) AS n FROM fts_${tables[0]!.id}`).get() as { n: number };
-    const dupes = db.prepare("SELECT doc, chunk_index FROM chunks GROUP BY doc, chunk_index HAVING count(*) > 1").all();
-    db.close();
+    const index = await indexAudit(third.dataDir);
     const catalog = new Database(file, { readonly: true });
     const versions = catalog.prepare("SELECT DISTINCT version FROM documents").all();
     const expected = catalog.prepare("SELECT sum(chunks) AS n FROM documents").get() as { n: number };
     catalog.close();
     expect(expected.n).toBeGreaterThan(N);
-    expect(chunks.n).toBe(expected.n);
-    expect(fts.n).toBe(expected.n);
-    expect(dupes).toEqual([]);
+    expect(index.chunks).toBe(expected.n);
+    expect(index.documents).toBe(N);
+    expect(index.duplicates).toEqual([]);
     expect(versions).toEqual([{ version: 1 }]);
 
     expect(await third.stop()).toBe(0);

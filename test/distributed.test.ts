@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer } from "node:net";
 import path from "node:path";
 import { removeDir, startService, until, type Service } from "./harness.ts";
-import { startS3Server } from "@docstore/shared/testing";
+import { indexAudit, startS3Server } from "@docstore/shared/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 
@@ -44,15 +44,11 @@ describe("worker processes", () => {
     const stuck = catalog.prepare("SELECT count(*) AS n FROM documents WHERE status != 'ready'").get() as { n: number };
     const expected = catalog.prepare("SELECT sum(chunks) AS n FROM documents").get() as { n: number };
     catalog.close();
-    const index = new Database(path.join(svc.dataDir, "index.sqlite"), { readonly: true });
-    const chunks = index.prepare("SELECT count(*) AS n FROM chunks").get() as { n: number };
-    const dupes = index.prepare("SELECT doc, chunk_index FROM chunks GROUP BY doc, chunk_index HAVING count(*) > 1").all();
-    const docs = index.prepare("SELECT count(*) AS n FROM indexed_docs").get() as { n: number };
-    index.close();
+    const index = await indexAudit(svc.dataDir);
     expect(stuck.n).toBe(0);
-    expect(docs.n).toBe(N);
-    expect(dupes).toEqual([]);
-    expect(chunks.n).toBe(expected.n);
+    expect(index.documents).toBe(N);
+    expect(index.duplicates).toEqual([]);
+    expect(index.chunks).toBe(expected.n);
     for (const i of [0, 137, 299, 599]) {
       const r = await svc.request("GET", "/get_relevant_documents", { query: { query: `marker${i}`, collection_names: c, k: 5 } });
       expect(r.body.results.map((h: { doc_id: string }) => h.doc_id)).toEqual([`d${i}`]);

@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import path from "node:path";
 import { removeDir, startService, uniqueName, until, type Service } from "./harness.ts";
-import { makePdf, makeScannedPdf } from "@docstore/shared/testing";
+import { indexRows, makePdf, makeScannedPdf } from "@docstore/shared/testing";
 import { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "@docstore/shared/testing";
 
 let svc: Service;
@@ -106,12 +106,12 @@ describe("Office documents", () => {
 describe("duplicates", () => {
   it("re-loading the same bytes updates the metadata without extracting again", async () => {
     const pdf = await makePdf(pages(2));
-    const chunkIds = () => {
-      const db = new Database(path.join(svc.dataDir, "index.sqlite"), { readonly: true });
-      const ids = db.prepare("SELECT c.id FROM chunks c JOIN indexed_docs d ON d.id = c.doc WHERE d.doc_id = 'dup'").all();
-      db.close();
-      return ids;
-    };
+    // The chunks as stored (text, offsets, citation), without the version they belong to.
+    const chunkIds = async () =>
+      (await indexRows(svc.dataDir, "doc_id = 'dup' AND chunk >= 0"))
+        .sort((a, b) => a.chunk - b.chunk)
+        .map(({ id, text, start, end, cite }) => ({ id, text, start, end, cite }));
+    const versions = async () => new Set((await indexRows(svc.dataDir, "doc_id = 'dup'")).map((r) => r.version));
     const load = (bytes: Uint8Array, status: string) => {
       const form = new FormData();
       form.append("file", new Blob([bytes], { type: "application/pdf" }), "dup.pdf");
@@ -119,10 +119,11 @@ describe("duplicates", () => {
       return svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "dup", wait: "true" }, form });
     };
     expect((await load(pdf, "draft")).body).toMatchObject({ status: "ready", version: 1 });
-    const before = chunkIds();
+    const before = await chunkIds();
     expect(before.length).toBeGreaterThan(0);
     expect((await load(pdf, "final")).body).toMatchObject({ status: "ready", version: 2, chunks: before.length });
-    expect(chunkIds()).toEqual(before);
+    expect(await chunkIds()).toEqual(before);
+    expect(await versions()).toEqual(new Set([2]));
     const hits = await svc.request("POST", "/get_relevant_documents", {
       query: { query: "Chapter ordinary things", k: 50 },
       json: { collection_names: [c], metadata: "status=final" },
@@ -130,7 +131,8 @@ describe("duplicates", () => {
     expect(hits.body.results.map((h: { doc_id: string }) => h.doc_id)).toContain("dup");
     const changed = await makePdf(pages(3));
     expect((await load(changed, "final")).body).toMatchObject({ status: "ready", version: 3 });
-    expect(chunkIds()).not.toEqual(before);
+    expect(await chunkIds()).not.toEqual(before);
+    expect(await versions()).toEqual(new Set([3]));
   });
 });
 

@@ -17,10 +17,10 @@ import { SqliteCatalog } from "./catalog/sqlite.ts";
 import { MemoryEmbeddingCache, SqliteEmbeddingCache, type EmbeddingCache } from "./embedder/cache.ts";
 import { OpenAIEmbedder } from "./embedder/openai.ts";
 import { QdrantSearchIndex } from "./index/qdrant/search-index.ts";
-import { SqliteSearchIndex } from "./index/sqlite.ts";
+import { LanceSearchIndex } from "./index/lancedb.ts";
 import { BullQueue } from "./queue/bullmq.ts";
 import { LocalQueue } from "./queue/local.ts";
-import { CATALOG_SCHEMA, INDEX_SCHEMA, checkpoint, openDatabase, type Db } from "./sqlite/db.ts";
+import { CATALOG_SCHEMA, checkpoint, openDatabase, type Db } from "./sqlite/db.ts";
 import { GroupCommit } from "./sqlite/group-commit.ts";
 
 interface CommonServices {
@@ -84,8 +84,15 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     sqliteCatalog ??
     new RedisCatalog({ redisUrl: config.catalog.redisUrl, prefix: config.catalog.prefix, logger: logger.child({ component: "catalog" }) });
   const index: SearchIndex =
-    config.index.kind === "sqlite"
-      ? new SqliteSearchIndex(open(config.index.file, INDEX_SCHEMA, checkpoints))
+    config.index.kind === "lancedb"
+      ? new LanceSearchIndex({
+          dir: config.index.dir,
+          dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null,
+          logger: logger.child({ component: "index" }),
+          // The writers maintain the index; an API with its own worker thread leaves it to the thread.
+          maintainEveryMs: checkpoints === "external" ? 0 : undefined,
+          maintainAfterRows: checkpoints === "external" ? Infinity : undefined,
+        })
       : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.dimensions });
   const blobs: BlobStore =
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
@@ -106,7 +113,8 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
       queue = new LocalQueue(sqliteCatalog, queueLogger, { notify: role.notify });
     } else {
       // In the embedded thread, the catalog sends its writes, queue claims included, to the API thread.
-      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped });
+      // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size.
+      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 512 });
     }
   }
 

@@ -10,7 +10,7 @@ describe("loadConfig", () => {
     expect(c.dataDir).toBe(path.resolve("./data"));
     expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 4 });
     expect(c.blobStore.kind).toBe("fs");
-    expect(c.index.kind).toBe("sqlite");
+    expect(c.index.kind).toBe("lancedb");
     expect(c.embedder.kind).toBe("none");
     expect(c.auth.tokens).toBeUndefined();
     expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });

@@ -38,7 +38,7 @@ const tokensSchema = z
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
-const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["sqlite", "qdrant"], EMBEDDER: ["none", "openai"] } as const;
+const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["lancedb", "qdrant"], EMBEDDER: ["none", "openai"] } as const;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -48,7 +48,7 @@ const envSchema = z.object({
   API_TOKENS: tokensSchema,
   QUEUE: z.enum(["local", "bullmq"]).default("local"),
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
-  INDEX: z.enum(["sqlite", "qdrant"]).default("sqlite"),
+  INDEX: z.enum(["lancedb", "qdrant"]).default("lancedb"),
   EMBEDDER: z.enum(["none", "openai"]).default("none"),
   CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
   CHUNK_TOKENS: int(32, 8192).default(DEFAULT_CHUNK_TOKENS),
@@ -132,7 +132,7 @@ export function loadConfig(env: Env) {
     },
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
     catalog: { kind: e.CATALOG, file: path.join(dataDir, "catalog.sqlite"), redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX },
-    index: { kind: e.INDEX, file: path.join(dataDir, "index.sqlite") },
+    index: { kind: e.INDEX, dir: path.join(dataDir, "index") },
     embedder: {
       kind: e.EMBEDDER,
       cacheFile: path.join(dataDir, "embeddings.sqlite"),

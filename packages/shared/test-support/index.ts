@@ -9,3 +9,4 @@ export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-se
 export { RedisServer, freePort } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
+export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";

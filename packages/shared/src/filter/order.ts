@@ -1,6 +1,6 @@
 /**
- * The reference ordering for ORDERBY / ORDERBYDESC, matched by the SQL of sql-order.ts so a
- * backend sorting in memory agrees with SQLite.
+ * The reference ordering for ORDERBY / ORDERBYDESC. The indexes sort with this function, so
+ * every backend orders alike.
  *
  * A field sorts by its value, or by its first item when it is an array. Values of different
  * types sort numbers, then strings, then booleans (ascending; ORDERBYDESC reverses that, so

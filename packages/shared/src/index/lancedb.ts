@@ -12,10 +12,13 @@ export interface LanceIndexOptions {
   /** Length of the dense vectors (the embedder's), or null to keep none. */
   dimensions: number | null;
   logger?: Pick<Logger, "info" | "warn" | "error">;
-  /** How often the maintenance timer looks for work (default 30 s); 0 for no timer. */
+  /** How often the maintenance timer looks for work (default 10 s); 0 for no timer. */
   maintainEveryMs?: number;
-  /** Commits after which maintenance starts without waiting for the timer (default 100). */
-  maintainAfterCommits?: number;
+  /**
+   * Rows written after which maintenance starts without waiting for the timer (default
+   * 20,000): rows the full-text index has not folded in yet are searched by a flat scan.
+   */
+  maintainAfterRows?: number;
   /** How long replaced table versions stay readable for queries still on them (default 60 s). */
   keepVersionsMs?: number;
 }
@@ -41,12 +44,19 @@ export class LanceSearchIndex implements SearchIndex {
   readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
   readonly #opened: Promise<OpenTable>;
   #queue: Promise<unknown> = Promise.resolve();
+  /** Commits since the last maintenance, and the rows they wrote. */
   #commits = 0;
+  #rows = 0;
   #maintaining: Promise<unknown> | null = null;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(options: LanceIndexOptions) {
-    this.#options = { maintainEveryMs: 30_000, maintainAfterCommits: 100, keepVersionsMs: 60_000, ...options };
+    this.#options = {
+      ...options,
+      maintainEveryMs: options.maintainEveryMs ?? 10_000,
+      maintainAfterRows: options.maintainAfterRows ?? 20_000,
+      keepVersionsMs: options.keepVersionsMs ?? 60_000,
+    };
     this.#opened = openChunkTable(options.dir, options.dimensions);
     this.#opened.catch(() => {}); // reported by the first call that awaits it
     if (this.#options.maintainEveryMs > 0) {
@@ -66,8 +76,9 @@ export class LanceSearchIndex implements SearchIndex {
     return run;
   }
 
-  #committed(): void {
+  #committed(rows = 0): void {
     this.#commits += 1;
+    this.#rows += rows;
     void this.#maintainIfDue(false);
   }
 
@@ -98,7 +109,7 @@ export class LanceSearchIndex implements SearchIndex {
         .whenNotMatchedInsertAll()
         .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
         .execute(rows);
-      this.#committed();
+      this.#committed(rows.length);
       await this.#settleRaces(table, chosen, accepted, items);
       return accepted;
     });
@@ -181,12 +192,13 @@ export class LanceSearchIndex implements SearchIndex {
   async maintain(): Promise<OptimizeStats> {
     return this.#serial(async (table) => {
       this.#commits = 0;
+      this.#rows = 0;
       return table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
     });
   }
 
   async #maintainIfDue(timer: boolean): Promise<void> {
-    if (this.#maintaining || this.#commits === 0 || (!timer && this.#commits < this.#options.maintainAfterCommits)) return;
+    if (this.#maintaining || this.#commits === 0 || (!timer && this.#rows < this.#options.maintainAfterRows)) return;
     this.#maintaining = this.maintain().then(
       (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
       (err: unknown) => this.#options.logger?.warn({ err }, "search index maintenance failed; will retry"),

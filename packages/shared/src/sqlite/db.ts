@@ -1,7 +1,6 @@
 import Database from "better-sqlite3";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { registerFilterFunctions } from "../filter/sql-functions.ts";
 
 export type Db = Database.Database;
 
@@ -41,52 +40,6 @@ DROP INDEX IF EXISTS documents_pending;
 CREATE INDEX IF NOT EXISTS documents_queued ON documents (queued_seq) WHERE status = 'queued';
 `;
 
-/**
- * The index holds only what is searchable, so a document being re-loaded stays searchable in
- * its old version until the new one replaces it in one step. It lives in its own file so that
- * the worker writing chunks never holds the lock the API needs to accept documents.
- */
-export const INDEX_SCHEMA = `
-CREATE TABLE IF NOT EXISTS indexed_docs (
-  id INTEGER PRIMARY KEY,
-  collection TEXT NOT NULL,
-  doc_id TEXT NOT NULL,
-  version INTEGER NOT NULL,
-  metadata TEXT NOT NULL,
-  text TEXT NOT NULL,
-  sha256 TEXT,
-  UNIQUE (collection, doc_id)
-);
-
-CREATE TABLE IF NOT EXISTS chunks (
-  id INTEGER PRIMARY KEY,
-  doc INTEGER NOT NULL,
-  chunk_index INTEGER NOT NULL,
-  start INTEGER NOT NULL,
-  "end" INTEGER NOT NULL,
-  cite TEXT
-);
-CREATE INDEX IF NOT EXISTS chunks_by_doc ON chunks (doc, chunk_index);
-
--- Dense vectors (normalised Float32), when an embedder is configured; index_meta records their
--- dimension so that a model change is refused instead of mixing incomparable vectors.
-CREATE TABLE IF NOT EXISTS chunk_vectors (
-  chunk_id INTEGER PRIMARY KEY,
-  vector BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS index_meta (
-  key TEXT PRIMARY KEY,
-  value TEXT NOT NULL
-) WITHOUT ROWID;
-
--- One FTS5 table per collection (fts_<id>, rowid = chunks.id): a search reads only the
--- postings of the collections it asks for, and dropping a collection drops its table.
-CREATE TABLE IF NOT EXISTS fts_tables (
-  id INTEGER PRIMARY KEY AUTOINCREMENT,
-  collection TEXT NOT NULL UNIQUE
-);
-`;
-
 export interface OpenOptions {
   /**
    * `external`: this connection never checkpoints the WAL; another thread does it (see
@@ -108,7 +61,6 @@ export function openDatabase(file: string, schema: string, options: OpenOptions 
   db.pragma("cache_size = -65536");
   if (options.checkpoint === "external") db.pragma("wal_autocheckpoint = 0");
   db.exec(schema);
-  registerFilterFunctions(db);
   return db;
 }
 
