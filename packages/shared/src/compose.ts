@@ -46,8 +46,6 @@ export interface ApiServices extends CommonServices {
 export interface WorkerServices extends CommonServices {
   /** Where the worker takes its jobs. */
   queue: JobQueue;
-  /** Checkpoints the SQLite WAL files this role opened (the embedded thread calls it periodically). */
-  maintain(): void;
 }
 
 export type Role =
@@ -118,7 +116,20 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     }
   }
 
+  // WAL checkpoints (and their fsync) run on a timer here, kept off the HTTP thread when an
+  // embedded worker thread runs them for it; checkpoint() also keeps each WAL file bounded.
+  const checkpointAll = () => {
+    for (const db of dbs) {
+      try {
+        checkpoint(db);
+      } catch (err) {
+        logger.warn({ err, file: db.name }, "WAL checkpoint failed; will retry");
+      }
+    }
+  };
+  const checkpointTimer = checkpoints === "auto" ? setInterval(checkpointAll, 500).unref() : null;
   const close = async () => {
+    if (checkpointTimer) clearInterval(checkpointTimer);
     await queue.close();
     await index.close();
     await blobs.close();
@@ -127,15 +138,5 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     for (const db of dbs) if (db.open) db.close();
   };
   if (role.role === "api") return { catalog, index, blobs, embedder, queue, localCatalog, close };
-  return {
-    catalog,
-    index,
-    blobs,
-    embedder,
-    queue,
-    maintain() {
-      for (const db of dbs) checkpoint(db);
-    },
-    close,
-  };
+  return { catalog, index, blobs, embedder, queue, close };
 }

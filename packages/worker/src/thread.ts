@@ -29,21 +29,11 @@ const services = createServices(config, logger, {
 });
 const worker = runWorker(config, services, logger);
 
-// The API thread leaves WAL checkpoints (and their fsync) to this thread.
-const maintenance = setInterval(() => {
-  try {
-    services.maintain();
-  } catch (err) {
-    logger.warn({ err }, "checkpoint failed");
-  }
-}, 500);
-
 port.on("message", (message: unknown) => {
   if (message === "wake") {
     services.queue.wake();
   } else if (message === "stop") {
     void (async () => {
-      clearInterval(maintenance);
       await worker.stop();
       await services.close();
       port.postMessage("stopped");

@@ -1,5 +1,5 @@
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, statSync } from "node:fs";
 import path from "node:path";
 
 export type Db = Database.Database;
@@ -60,11 +60,32 @@ export function openDatabase(file: string, schema: string, options: OpenOptions 
   db.pragma("foreign_keys = ON");
   db.pragma("cache_size = -65536");
   if (options.checkpoint === "external") db.pragma("wal_autocheckpoint = 0");
+  // After a checkpoint that empties the WAL, the file is cut back to this size.
+  db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
   db.exec(schema);
   return db;
 }
 
-/** Copies what the WAL holds back into the database without waiting for readers. */
-export function checkpoint(db: Db): void {
-  if (db.open) db.pragma("wal_checkpoint(PASSIVE)");
+/** Past this size the WAL is checkpointed in full and truncated (see `checkpoint`). */
+export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Copies what the WAL holds back into the database. A PASSIVE checkpoint never waits, but under
+ * a continuous load it never finishes either, and the WAL file only grows; so once the file is
+ * past WAL_LIMIT_BYTES, a TRUNCATE checkpoint waits (up to the busy timeout) for the writer and
+ * the readers in flight, copies everything and empties the file. Writers wait meanwhile.
+ */
+export function checkpoint(db: Db, limitBytes = WAL_LIMIT_BYTES): void {
+  if (!db.open) return;
+  db.pragma("wal_checkpoint(PASSIVE)");
+  if (walBytes(db) > limitBytes) db.pragma("wal_checkpoint(TRUNCATE)");
+}
+
+/** Size of the database's WAL file (0 when there is none). */
+export function walBytes(db: Db): number {
+  try {
+    return statSync(`${db.name}-wal`).size;
+  } catch {
+    return 0;
+  }
 }
