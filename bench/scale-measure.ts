@@ -1,0 +1,103 @@
+/** Measuring helpers of the scale benchmark: a concurrency pool, memory of a process, disk. */
+import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+
+export interface Rate {
+  qps: number;
+  p50: number;
+  p99: number;
+  /** Mean number of results per call (a sanity check that both sides answer alike). */
+  hits: number;
+  errors: number;
+}
+
+/** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
+export async function pool(concurrency: number, minCalls: number, minSeconds: number, call: (i: number) => Promise<number>): Promise<Rate> {
+  const latencies: number[] = [];
+  let next = 0;
+  let hits = 0;
+  let errors = 0;
+  let firstError: unknown;
+  const started = performance.now();
+  const until = started + minSeconds * 1000;
+  const worker = async () => {
+    while (next < minCalls || performance.now() < until) {
+      const i = next++;
+      const t = performance.now();
+      try {
+        const got = await call(i); // not `hits += await ...`: that reads `hits` before awaiting
+        hits += got;
+      } catch (err) {
+        errors++;
+        firstError ??= err;
+      }
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  if (errors > 0) console.warn(`  (warning: ${errors} of ${latencies.length} calls failed; the first: ${String(firstError)})`);
+  latencies.sort((a, b) => a - b);
+  const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { qps: latencies.length / seconds, p50: p(0.5), p99: p(0.99), hits: hits / Math.max(1, latencies.length - errors), errors };
+}
+
+/** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM); 0 when the process is gone. */
+export function procBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Samples a process's RSS twice a second; `stop()` returns the largest seen. */
+export function rssSampler(pid: number): { stop(): number } {
+  let peak = procBytes(pid, "VmRSS");
+  const timer = setInterval(() => (peak = Math.max(peak, procBytes(pid, "VmRSS"))), 500);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, procBytes(pid, "VmRSS"));
+    },
+  };
+}
+
+/** Disk space a directory takes (allocated blocks, as `du` counts them). */
+export function diskBytes(dir: string): number {
+  return Number(execFileSync("du", ["-s", "--block-size=1", dir], { encoding: "utf8" }).split(/\s/)[0]);
+}
+
+export const MB = 1024 * 1024;
+
+/** What each side of the scale benchmark reports. */
+export interface SideFigures {
+  /** Documents loaded and searchable per second, from the first write to the last one indexed. */
+  indexedPerSec: number;
+  indexSeconds: number;
+  search: Rate;
+  filtered: Rate;
+  tag: Rate;
+  /** Largest RSS sampled, and the kernel's high-water mark at the end. */
+  peakRss: number;
+  hwm: number;
+  disk: number;
+  rawBytes: number;
+}
+
+/** The three query sets, as both sides ask them. */
+export const FILTER_TEXT = "status=open^priority<=2";
+export const TAG_TEXT = "status=open^priority=2^ORDERBYDESCcreated";
+export const CONCURRENCY = 8;
+
+/** What scale.ts read from the environment, handed to both sides. */
+export interface ScaleOptions {
+  n: number;
+  sentences: string[];
+  queries: string[];
+  /** Each query set runs for at least this long (and at least one pass over the queries). */
+  seconds: number;
+  keep: boolean;
+}

@@ -1,0 +1,142 @@
+/**
+ * The docstore side of `pnpm bench:scale`: the embedded service in a fresh DATA_DIR, loaded
+ * over HTTP (500 documents a request, 4 requests at once, one collection), then the three
+ * query sets from 8 concurrent clients; memory of the service process and disk of DATA_DIR.
+ */
+import { removeDir, startService, type Service } from "../test/harness.ts";
+import { fmt } from "./lib.ts";
+import { metadataJson, scaleBatches } from "./scale-corpus.ts";
+import { CONCURRENCY, FILTER_TEXT, TAG_TEXT, diskBytes, pool, procBytes, rssSampler, MB, type ScaleOptions, type SideFigures } from "./scale-measure.ts";
+
+const TOKEN = "bench-scale-token-0123456789abcdef";
+const COLLECTION = "scale";
+const BATCH = 500;
+const IN_FLIGHT = 4;
+/** Indexing that makes no progress for this long is reported as stuck. */
+const STALL_MS = 300_000;
+
+interface Counts {
+  ready: number;
+  pending: number;
+  failed: number;
+}
+
+/** Everything in the bench's environment reaches the service (INDEX, QDRANT_URL...), except what the harness owns. */
+function serviceEnv(): Record<string, string> {
+  const env: Record<string, string> = { LOG_LEVEL: "warn" };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "PORT" && k !== "DATA_DIR") env[k] = v;
+  return { ...env, API_TOKENS: TOKEN };
+}
+
+async function call(svc: Service, route: string, body: unknown): Promise<any> {
+  const res = await fetch(new URL(route, svc.url), {
+    method: body === undefined ? "GET" : "POST",
+    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${route.split("?")[0]}: HTTP ${res.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text);
+}
+
+async function counts(svc: Service): Promise<Counts> {
+  const r = await call(svc, "/get_list_of_collection", undefined);
+  const c = r.collections.find((x: { name: string }) => x.name === COLLECTION);
+  return { ready: c?.ready ?? 0, pending: c?.pending ?? 0, failed: c?.failed ?? 0 };
+}
+
+/** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate. */
+async function load(svc: Service, opts: ScaleOptions) {
+  const batches = scaleBatches(opts.sentences, opts.n, BATCH);
+  let sent = 0;
+  let accepted = 0;
+  let rawBytes = 0;
+  let now: Counts = { ready: 0, pending: 0, failed: 0 };
+  const started = performance.now();
+  const elapsed = () => (performance.now() - started) / 1000;
+  const progress = setInterval(() => {
+    console.log(`  ${fmt(elapsed(), 0)} s: sent ${fmt(sent)}, accepted ${fmt(accepted)}, indexed ${fmt(now.ready)} (${fmt(now.ready / elapsed())} docs/s), pending ${fmt(now.pending)}`);
+  }, 10_000);
+  const poller = setInterval(() => void counts(svc).then((c) => (now = c), () => {}), 500);
+  try {
+    const sender = async () => {
+      for (let b = batches.next(); !b.done; b = batches.next()) {
+        const documents = b.value.map((d) => {
+          rawBytes += Buffer.byteLength(d.text);
+          return { doc_id: d.id, text: d.text, metadata: metadataJson(d) };
+        });
+        sent += documents.length;
+        const r = await call(svc, `/load_texts_to_collection?collection_name=${COLLECTION}`, { documents });
+        accepted += r.documents.length;
+      }
+    };
+    await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+    const acceptSeconds = elapsed();
+    let last = { ready: -1, at: performance.now() };
+    for (;;) {
+      now = await counts(svc);
+      if (now.ready + now.failed >= accepted) break;
+      if (now.ready !== last.ready) last = { ready: now.ready, at: performance.now() };
+      else if (performance.now() - last.at > STALL_MS) throw new Error(`indexing stuck at ${now.ready} ready, ${now.pending} pending`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const seconds = elapsed();
+    console.log(`  all ${fmt(accepted)} accepted in ${fmt(acceptSeconds, 1)} s (${fmt(accepted / acceptSeconds)} docs/s); ${fmt(now.ready)} ready, ${fmt(now.failed)} failed after ${fmt(seconds, 1)} s`);
+    return { rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds };
+  } finally {
+    clearInterval(progress);
+    clearInterval(poller);
+  }
+}
+
+async function querySets(svc: Service, opts: ScaleOptions) {
+  const { queries, seconds } = opts;
+  const search = (metadata: string | undefined) => async (i: number) => {
+    const q = encodeURIComponent(queries[i % queries.length]!);
+    const r = await call(svc, `/get_relevant_documents?k=10&query=${q}`, { collection_names: [COLLECTION], ...(metadata ? { metadata } : {}) });
+    return r.results.length as number;
+  };
+  const tag = async () => {
+    const r = await call(svc, `/get_content_by_tag?collection_name=${COLLECTION}&limit=100`, { tag_info: TAG_TEXT });
+    return r.documents.length as number;
+  };
+  await pool(CONCURRENCY, 16, 0, search(undefined)); // warm-up, not counted
+  return {
+    search: await pool(CONCURRENCY, queries.length, seconds, search(undefined)),
+    filtered: await pool(CONCURRENCY, queries.length, seconds, search(FILTER_TEXT)),
+    tag: await pool(CONCURRENCY, queries.length, seconds, tag),
+  };
+}
+
+export interface ServiceFigures extends SideFigures {
+  acceptedPerSec: number;
+  /** DATA_DIR while the service ran (SQLite's WAL included); `disk` is after an orderly stop. */
+  diskRunning: number;
+}
+
+export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures> {
+  const svc = await startService({ env: serviceEnv() });
+  const pid = svc.proc.pid!;
+  const rss = rssSampler(pid);
+  console.log(`docstore: embedded service (INDEX=${process.env.INDEX ?? "sqlite"}) pid ${pid}, DATA_DIR ${svc.dataDir}`);
+  try {
+    const loaded = await load(svc, opts);
+    const indexedPerSec = loaded.ready / loaded.seconds;
+    console.log(`  end-to-end: ${fmt(indexedPerSec)} docs/s indexed; raw text ${fmt(loaded.rawBytes / MB, 1)} MB`);
+    const sets = await querySets(svc, opts);
+    const peakRss = rss.stop();
+    const hwm = procBytes(pid, "VmHWM");
+    const diskRunning = diskBytes(svc.dataDir);
+    await svc.stop();
+    const disk = diskBytes(svc.dataDir);
+    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, ...sets, peakRss, hwm, disk, diskRunning, rawBytes: loaded.rawBytes };
+  } catch (err) {
+    console.error(`docstore side failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; its output:\n` + svc.output.slice(-3000));
+    throw err;
+  } finally {
+    rss.stop();
+    await svc.stop();
+    if (opts.keep) console.log(`  kept DATA_DIR ${svc.dataDir}`);
+    else removeDir(svc.dataDir);
+  }
+}

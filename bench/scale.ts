@@ -1,0 +1,85 @@
+/**
+ * `pnpm bench:scale`: docstore at N documents of about 1 KB (real SciFact sentences, ServiceNow-
+ * like metadata), loaded over HTTP into one collection and searched by 8 concurrent clients,
+ * each figure beside bare LanceDB in process (a child process of this one, so that its memory is
+ * measured alone) on the same documents, measured in the same run.
+ * Prints figures; asserts nothing.
+ *   N=200000          documents (default 200,000)
+ *   BENCH_ONLY=service|lancedb   one side only
+ *   BENCH_SECONDS=10  least duration of each query set (each also runs the 300 queries once)
+ *   KEEP=1            keep the service's DATA_DIR and the LanceDB table
+ * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS...) reaches the service as it is.
+ */
+import { spawn } from "node:child_process";
+import { fmt, scifact } from "./lib.ts";
+import { sentencesOf } from "./scale-corpus.ts";
+import { FILTER_TEXT, TAG_TEXT, MB, type Rate, type ScaleOptions, type SideFigures } from "./scale-measure.ts";
+import { serviceFigures, type ServiceFigures } from "./scale-service.ts";
+
+const only = process.env.BENCH_ONLY;
+if (only !== undefined && only !== "service" && only !== "lancedb") throw new Error(`BENCH_ONLY: service or lancedb, not ${only}`);
+const { corpus, tests } = scifact();
+const opts: ScaleOptions = {
+  n: Number(process.env.N ?? 200_000),
+  sentences: sentencesOf(corpus),
+  queries: tests.map((t) => t.text),
+  seconds: Number(process.env.BENCH_SECONDS ?? 10),
+  keep: process.env.KEEP === "1",
+};
+if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
+
+if (process.env.SCALE_CHILD === "lancedb") {
+  // Imported here only, so that the native library is loaded in this child alone.
+  const { lancedbFigures } = await import("./scale-lancedb.ts");
+  const figures = await lancedbFigures(opts);
+  process.send!(figures, () => process.disconnect());
+} else {
+  console.log(`docstore scale bench: N=${fmt(opts.n)} documents of ~1 KB from ${fmt(opts.sentences.length)} SciFact sentences; Node ${process.version}; one run, same machine`);
+  console.log(`query sets, ${opts.queries.length} SciFact test queries, 8 at once, >= ${opts.seconds} s each: search k=10; search k=10 with "${FILTER_TEXT}"; tag lookup "${TAG_TEXT}" limit 100`);
+  const wall = performance.now();
+  const ours: ServiceFigures | undefined = only === "lancedb" ? undefined : await serviceFigures(opts);
+  const bare: SideFigures | undefined = only === "service" ? undefined : await lancedbInChild();
+  report(ours, bare);
+  console.log(`wall time ${fmt((performance.now() - wall) / 1000, 0)} s`);
+}
+
+/** Bare LanceDB runs in a process of its own, so that its memory is its own. */
+function lancedbInChild(): Promise<SideFigures> {
+  const child = spawn(process.execPath, [import.meta.filename], { env: { ...process.env, SCALE_CHILD: "lancedb" }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  let figures: SideFigures | undefined;
+  child.on("message", (m) => (figures = m as SideFigures));
+  return new Promise((resolve, reject) => {
+    child.once("exit", (code, signal) => (figures ? resolve(figures) : reject(new Error(`the LanceDB side exited with ${code ?? signal}`))));
+  });
+}
+
+function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined) {
+  const rows: [string, string, string, string, string][] = [["figure", "docstore", "bare LanceDB", "ratio", "target"]];
+  const cell = (v: number | undefined, digits = 0) => (v === undefined ? "-" : fmt(v, digits));
+  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "-" : fmt(a / b, 2));
+  const rates = (label: string, pick: (s: SideFigures) => Rate, qpsTarget: string, p99Target = "") => {
+    const a = ours && pick(ours);
+    const b = bare && pick(bare);
+    rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps), qpsTarget]);
+    rows.push([`${label} p50 ms`, cell(a?.p50, 1), cell(b?.p50, 1), ratio(a?.p50, b?.p50), ""]);
+    rows.push([`${label} p99 ms`, cell(a?.p99, 1), cell(b?.p99, 1), ratio(a?.p99, b?.p99), p99Target]);
+    rows.push([`${label} hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), "", ""]);
+  };
+  rows.push(["indexed docs/s (end to end)", cell(ours?.indexedPerSec), cell(bare?.indexedPerSec), ratio(ours?.indexedPerSec, bare?.indexedPerSec), ">= 6,000 docs/s"]);
+  rows.push(["  seconds to index all", cell(ours?.indexSeconds, 1), cell(bare?.indexSeconds, 1), "", ""]);
+  rows.push(["accepted docs/s (202s)", cell(ours?.acceptedPerSec), "-", "", ""]);
+  rates("search", (s) => s.search, ">= 0.7 of bare", "<= 100 ms");
+  rates("filtered search", (s) => s.filtered, ">= 0.7 of bare");
+  rates("tag lookup", (s) => s.tag, ">= 0.5 of bare");
+  const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
+  rows.push(["peak RSS MB (sampled)", mb(ours?.peakRss), mb(bare?.peakRss), ratio(ours?.peakRss, bare?.peakRss), "<= 1,536 MB"]);
+  rows.push(["VmHWM MB", mb(ours?.hwm), mb(bare?.hwm), ratio(ours?.hwm, bare?.hwm), "<= 1,536 MB"]);
+  rows.push(["disk MB", mb(ours?.disk), mb(bare?.disk), ratio(ours?.disk, bare?.disk), ""]);
+  rows.push(["  while running (WAL included)", mb(ours?.diskRunning), "-", "", ""]);
+  rows.push(["raw text MB", mb(ours?.rawBytes ?? bare?.rawBytes), "", "", ""]);
+  const raw = ours?.rawBytes ?? bare?.rawBytes;
+  rows.push(["disk / raw text", cell(ours && ours.disk / raw!, 2), cell(bare && bare.disk / raw!, 2), "", "<= 3x"]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  console.log(`\nN=${fmt(opts.n)}  (memory: docstore's service process; bare LanceDB's process, the bench's corpus generator included)`);
+  for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
+}
