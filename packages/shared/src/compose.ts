@@ -112,7 +112,7 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     } else {
       // In the embedded thread, the catalog sends its writes, queue claims included, to the API thread.
       // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size.
-      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 512 });
+      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 512, inFlight: 2 });
     }
   }
 

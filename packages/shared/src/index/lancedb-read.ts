@@ -11,6 +11,7 @@ import { compareCodePoints } from "../filter/compare.ts";
 import { evaluate } from "../filter/evaluate.ts";
 import { compareForOrder } from "../filter/order.ts";
 import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
+import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
 import { reciprocalRankFusion } from "../search/fusion.ts";
 import { documentText, indexDimensionMismatch } from "./lancedb-rows.ts";
@@ -96,7 +97,6 @@ function hitOf(row: ChunkRow, score: number): SearchHit {
 interface HeadRow {
   collection: string;
   doc_id: string;
-  metadata: string;
 }
 
 export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
@@ -105,13 +105,19 @@ export async function findHeads(table: Table, request: FindRequest): Promise<Ind
   const where = asWhere(and([inCollections(request.collections), "head = true", compiled.where ?? true]));
   if (where === "false") return [];
   let page: HeadRow[];
-  if (compiled.exact && request.filter.orderBy.length === 0) {
-    // LanceDB sorts strings by their UTF-8 bytes, which is code point order, as compareCodePoints.
-    page = (await table.query().where(where).orderBy([{ columnName: "collection" }, { columnName: "doc_id" }])
-      .offset(request.offset).limit(request.limit).select(["collection", "doc_id", "metadata"]).toArray()) as HeadRow[];
+  if (compiled.exact && request.filter.orderBy.every((t) => isKnownField(t.field))) {
+    // LanceDB sorts in the engine, reading only the columns it sorts by, and agrees with
+    // compareForOrder on the known fields' typed columns: one type each, strings by UTF-8
+    // bytes (code point order, as compareCodePoints), a missing value (null) last either way.
+    const order = [
+      ...request.filter.orderBy.map((t) => ({ columnName: KNOWN_COLUMN[t.field as keyof typeof KNOWN_COLUMN], ascending: !t.descending, nullsFirst: false })),
+      { columnName: "collection", ascending: true, nullsFirst: false },
+      { columnName: "doc_id", ascending: true, nullsFirst: false },
+    ];
+    page = (await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(["collection", "doc_id"]).toArray()) as HeadRow[];
   } else {
     // ORDERBY follows compareForOrder (types ranked, arrays by their first item): sorted here.
-    const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as HeadRow[];
+    const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as (HeadRow & { metadata: string })[];
     page = rows
       .map((r) => ({ r, m: JSON.parse(r.metadata) as Metadata }))
       .filter(({ m }) => compiled.exact || evaluate(request.filter, m))

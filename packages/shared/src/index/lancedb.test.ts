@@ -131,6 +131,28 @@ describe("LanceSearchIndex", () => {
     expect(await a.search({ query: "egret", collections: ["c"], filter: all, k: 50 })).toHaveLength(19);
   });
 
+  it("leaves a new document once when two instances append it at the same time, and the newer of two versions", async () => {
+    const dir = tempDir();
+    const [a, b] = [make({ dir }), make({ dir })];
+    await a.indexDocuments([whole(doc("seed", "seed row"))]); // the table exists before the race
+    for (let round = 0; round < 5; round++) {
+      const same = doc(`twin${round}`, `heron twin ${round}`);
+      const older = doc(`pair${round}`, `ibis older ${round}`, 1);
+      const newer = doc(`pair${round}`, `ibis newer ${round}`, 2);
+      const [ra, rb] = await Promise.all([a.indexDocuments([whole(same), whole(older)]), b.indexDocuments([whole(same), whole(newer)])]);
+      expect(rb[1]).toBe(true);
+      expect(ra[1] === false || rb[1] === true).toBe(true);
+    }
+    const rows = await (await (await connect(dir)).openTable("chunks")).query().select(["id", "version", "text"]).toArray();
+    const ids = rows.map((r) => String(r.id));
+    expect(ids.length).toBe(new Set(ids).size);
+    for (let round = 0; round < 5; round++) {
+      const hits = await a.search({ query: "ibis", collections: ["c"], filter: parseFilter(""), k: 50 });
+      expect(hits.filter((h) => h.docId === `pair${round}`).map((h) => h.text)).toEqual([`ibis newer ${round}`]);
+      expect((await a.search({ query: `heron twin ${round}`, collections: ["c"], filter: all, k: 50 })).filter((h) => h.docId === `twin${round}`)).toHaveLength(1);
+    }
+  });
+
   it("finishes an inexact filter with the evaluator, fetching deeper until k pass", async () => {
     const index = make({ dir: tempDir() });
     // The two matches rank last by BM25, below a first round of candidates.

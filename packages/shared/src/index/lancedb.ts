@@ -88,6 +88,7 @@ export class LanceSearchIndex implements SearchIndex {
     for (const { chunks } of items) for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
     return this.#serial(async (table) => {
       const current = await this.#versions(table, items.map((i) => i.doc));
+      const indexed = new Set(current.keys());
       // As if applied one by one: an item older than what is indexed, or than an earlier item
       // of the batch, is ignored; the last accepted item of each document is the one written.
       const latest = new Map<string, Item>();
@@ -100,33 +101,55 @@ export class LanceSearchIndex implements SearchIndex {
       });
       if (latest.size === 0) return accepted;
       const chosen = [...latest.values()];
-      const rows = chosen.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
-      // Old rows of these documents that the new version does not overwrite are deleted in the
-      // same commit; the version guards keep a newer version another process committed meanwhile.
-      const stale = chosen.map(({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`);
-      await table.mergeInsert("id")
-        .whenMatchedUpdateAll({ where: "target.version <= source.version" })
-        .whenNotMatchedInsertAll()
-        .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
-        .execute(rows);
-      this.#committed(rows.length);
-      await this.#settleRaces(table, chosen, accepted, items);
+      // Documents the index does not hold yet are appended, one commit for all of them: cheap,
+      // and each appears whole. A merge, which must read the rows it replaces, is for the others.
+      const fresh = chosen.filter(({ doc }) => !indexed.has(keyOf(doc)));
+      const replacing = chosen.filter(({ doc }) => indexed.has(keyOf(doc)));
+      if (fresh.length > 0) {
+        const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
+        await table.add(rows);
+        this.#committed(rows.length);
+      }
+      if (replacing.length > 0) {
+        const rows = replacing.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
+        // Old rows of these documents that the new version does not overwrite are deleted in the
+        // same commit; the version guards keep a newer version another process committed meanwhile.
+        const stale = replacing.map(({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`);
+        await table.mergeInsert("id")
+          .whenMatchedUpdateAll({ where: "target.version <= source.version" })
+          .whenNotMatchedInsertAll()
+          .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
+          .execute(rows);
+        this.#committed(rows.length);
+      }
+      await this.#settleRaces(table, chosen, accepted, items, vectorSize);
       return accepted;
     });
   }
 
   /**
-   * Another process may have committed a newer version of a document between our version
-   * check and our commit; then our mergeInsert kept its rows but added our chunks beyond its
-   * count. Those are removed here (a second commit: the only moment a reader could see both).
+   * Another process may have committed a version of a document between our version check and
+   * our commit. A newer one: our merge kept its rows but added our chunks beyond its count, or
+   * our append put an older version beside it; the older rows are removed here. The same one,
+   * appended by both (a job run twice at once): the document's rows are written again, once.
+   * These second commits are the only moments a reader could see a document twice, or not at all.
    */
-  async #settleRaces(table: Table, chosen: Item[], accepted: boolean[], items: Item[]): Promise<void> {
-    const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["collection", "doc_id", "version"]).toArray()) as
-      { collection: string; doc_id: string; version: bigint }[];
+  async #settleRaces(table: Table, chosen: Item[], accepted: boolean[], items: Item[], vectorSize: number | null): Promise<void> {
+    const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["id", "collection", "doc_id", "version"]).toArray()) as
+      { id: string; collection: string; doc_id: string; version: bigint }[];
     const versions = Map.groupBy(rows, (r) => keyOf({ collection: r.collection, docId: r.doc_id }));
     for (const [key, group] of versions) {
       const max = group.reduce((m, r) => (r.version > m ? r.version : m), group[0]!.version);
-      if (group.every((r) => r.version === max)) continue;
+      if (group.every((r) => r.version === max)) {
+        if (new Set(group.map((r) => r.id)).size === group.length) continue;
+        const mine = chosen.find((i) => keyOf(i.doc) === key && BigInt(i.doc.version) === max);
+        if (!mine) continue; // another writer's duplicate of its own version: its settle repairs it
+        const { collection, docId } = mine.doc;
+        await table.delete(`collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)} AND version = ${max}`);
+        await table.add(documentRows(mine.doc, mine.chunks, vectorSize));
+        this.#committed();
+        continue;
+      }
       const { collection, doc_id: docId } = group[0]!;
       await table.delete(`collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)} AND version < ${max}`);
       this.#committed();

@@ -21,6 +21,7 @@ export class LocalQueue implements JobQueue {
   readonly #catalog: QueueTable;
   readonly #logger: Logger;
   readonly #batchSize: number;
+  readonly #inFlight: number;
   readonly #notify: (() => void) | undefined;
   readonly #dropped: DroppedJob;
   #wake: (() => void) | null = null;
@@ -30,11 +31,12 @@ export class LocalQueue implements JobQueue {
   constructor(
     catalog: QueueTable,
     logger: Logger,
-    options: { batchSize?: number; notify?: (() => void) | undefined; dropped?: DroppedJob } = {},
+    options: { batchSize?: number; inFlight?: number; notify?: (() => void) | undefined; dropped?: DroppedJob } = {},
   ) {
     this.#catalog = catalog;
     this.#logger = logger;
     this.#batchSize = options.batchSize ?? 64;
+    this.#inFlight = options.inFlight ?? 1;
     this.#notify = options.notify;
     this.#dropped = options.dropped ?? (() => {});
   }
@@ -70,6 +72,7 @@ export class LocalQueue implements JobQueue {
     const requeued = await this.#catalog.requeueProcessing();
     if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
     let next = this.#catalog.claimQueued(this.#batchSize);
+    const running = new Set<Promise<void>>();
     while (this.#running) {
       const rows = await next;
       if (rows.length === 0) {
@@ -89,17 +92,28 @@ export class LocalQueue implements JobQueue {
       next = this.#catalog.claimQueued(this.#batchSize);
       const jobs = this.#valid(rows);
       if (jobs.length === 0) continue;
-      try {
-        // The table keeps a failed batch queued for the next start, so no attempt is final.
-        await handlers.ingest(jobs, { finalAttempt: false });
-      } catch (err) {
-        this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
-        await this.#catalog.release(jobs);
-        await new Promise((r) => setTimeout(r, 1000));
-      }
+      // Up to `#inFlight` batches at once: one is prepared (extracted, chunked: JavaScript) while
+      // the one before is written to the index (native threads). Handlers must allow this; the
+      // ingestion pipeline does, as index writes and catalog marks are guarded by version.
+      const handled = this.#handle(handlers, jobs);
+      running.add(handled);
+      void handled.finally(() => running.delete(handled));
+      if (running.size >= this.#inFlight) await Promise.race(running);
     }
+    await Promise.all(running);
     // Hand back what was claimed ahead but not handled.
     await this.#catalog.release(this.#valid(await next));
+  }
+
+  async #handle(handlers: JobHandlers, jobs: IngestJob[]): Promise<void> {
+    try {
+      // The table keeps a failed batch queued for the next start, so no attempt is final.
+      await handlers.ingest(jobs, { finalAttempt: false });
+    } catch (err) {
+      this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
+      await this.#catalog.release(jobs);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 
   async stop(): Promise<void> {
