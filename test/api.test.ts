@@ -110,6 +110,19 @@ describe.each(MODES)("$name mode", ({ mode, env }) => {
       expect(hit.body.results.map((h: any) => h.doc_id)).toEqual(["b17"]);
     });
 
+    it("keeps the last text of a doc_id given twice in one batch", async () => {
+      const c = uniqueName();
+      const documents = [
+        { text: "first draft mentions gannets", doc_id: "twice" },
+        { text: "unrelated", doc_id: "other" },
+        { text: "final text mentions puffins", metadata: { sys_id: "twice", status: "final" } },
+      ];
+      const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
+      expect(r.body.documents.map((d: any) => [d.doc_id, d.version])).toEqual([["twice", 1], ["other", 1], ["twice", 2]]);
+      const tag = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "" } });
+      expect(tag.body.documents.find((d: any) => d.doc_id === "twice")).toMatchObject({ text: "final text mentions puffins", metadata: { status: "final" } });
+    });
+
     it("splits a long text into chunks with offsets", async () => {
       const c = uniqueName();
       const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} talks about topic${i} in some detail. `.repeat(8)).join("\n\n");

@@ -77,9 +77,15 @@ export function loadRoutes(ctx: AppContext): Route[] {
             throw new BadRequestError(`documents.${i}.${(err as Error).message}`);
           }
         });
-        const records: DocumentRecord[] = [];
-        for (const input of inputs) {
-          records.push(await acceptDocument(ctx, { ...input, collection: query.collection_name, contentType: "text/plain" }));
+        const accept = (input: (typeof inputs)[number]) => acceptDocument(ctx, { ...input, collection: query.collection_name, contentType: "text/plain" });
+        // All at once, so that their blobs and catalog rows share the group commit's transactions;
+        // one after another when a document id repeats, so that the last text given wins.
+        const ids = inputs.map((input) => input.docId ?? input.metadata.sys_id).filter((id) => id !== undefined);
+        let records: DocumentRecord[];
+        if (new Set(ids).size === ids.length) records = await Promise.all(inputs.map(accept));
+        else {
+          records = [];
+          for (const input of inputs) records.push(await accept(input));
         }
         await reply(ctx, res, records, query.wait ?? false, false);
       },

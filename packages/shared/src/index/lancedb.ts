@@ -3,7 +3,7 @@ import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, 
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
-import { documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
+import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, searchChunks } from "./lancedb-read.ts";
 import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
 
@@ -21,6 +21,11 @@ export interface LanceIndexOptions {
   maintainAfterRows?: number;
   /** How long replaced table versions stay readable for queries still on them (default 60 s). */
   keepVersionsMs?: number;
+  /**
+   * True when no other process or instance writes documents to this directory (the embedded
+   * worker thread): then no other writer can race a version check, and that check is skipped.
+   */
+  soleWriter?: boolean;
 }
 
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
@@ -56,6 +61,7 @@ export class LanceSearchIndex implements SearchIndex {
       maintainEveryMs: options.maintainEveryMs ?? 10_000,
       maintainAfterRows: options.maintainAfterRows ?? 20_000,
       keepVersionsMs: options.keepVersionsMs ?? 60_000,
+      soleWriter: options.soleWriter ?? false,
     };
     this.#opened = openChunkTable(options.dir, options.dimensions);
     this.#opened.catch(() => {}); // reported by the first call that awaits it
@@ -122,7 +128,7 @@ export class LanceSearchIndex implements SearchIndex {
           .execute(rows);
         this.#committed(rows.length);
       }
-      await this.#settleRaces(table, chosen, accepted, items, vectorSize);
+      if (!this.#options.soleWriter) await this.#settleRaces(table, chosen, accepted, items, vectorSize);
       return accepted;
     });
   }
@@ -159,8 +165,12 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
+  /** The indexed version of each of these documents that has one, read from their head rows. */
   async #versions(table: Table, docs: Key[]): Promise<Map<string, number>> {
-    const rows = (await table.query().where(`head = true AND ${String(documentsWhere(docs))}`).select(["collection", "doc_id", "version"]).toArray()) as
+    // A head row is chunk 0, or the placeholder -1 of a document without chunks: exact lookups
+    // in the id's B-tree, cheaper than matching the documents' other rows too.
+    const ids = docs.flatMap((d) => [chunkId(d.collection, d.docId, 0), chunkId(d.collection, d.docId, -1)]);
+    const rows = (await table.query().where(`id IN (${[...new Set(ids)].map(sqlString).join(", ")}) AND head = true`).select(["collection", "doc_id", "version"]).toArray()) as
       { collection: string; doc_id: string; version: bigint }[];
     const versions = new Map<string, number>();
     for (const r of rows) {
