@@ -97,9 +97,8 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
   const blobs: BlobStore =
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
   // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.
-  const cache: EmbeddingCache = role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile);
-  const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache }) : null;
-  if (!embedder) cache.close();
+  const cache = (): EmbeddingCache => (role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile));
+  const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache: cache() }) : null;
 
   const queueLogger = logger.child({ component: "queue" });
   let queue: JobQueue;

@@ -29,6 +29,9 @@ export function tableSchema(dimensions: number | null): Schema {
     field("doc_id", new Utf8()),
     field("version", new Int64()),
     field("sha256", new Utf8(), true),
+    // A random id of the write that made the row: duplicates left by two writers racing are
+    // told apart by it (see LanceSearchIndex's #settleRaces).
+    field("writer", new Utf8()),
     field("chunk", new Int32()),
     field("head", new Bool()),
     field("char_start", new Int32()),
@@ -55,7 +58,7 @@ export function indexDimensionMismatch(stored: number | null, given: number): Di
 
 export type Row = Record<string, unknown>;
 
-export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[], dimensions: number | null): Row[] {
+export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[], dimensions: number | null, writer: string): Row[] {
   for (const c of chunks) if (c.vector && c.vector.length !== dimensions) throw indexDimensionMismatch(dimensions, c.vector.length);
   const meta = metadataColumns(doc.metadata);
   const sorted = [...chunks].sort((a, b) => a.index - b.index);
@@ -66,6 +69,7 @@ export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[]
     doc_id: doc.docId,
     version: BigInt(doc.version),
     sha256: doc.sha256 ?? null,
+    writer,
     chunk: c.index,
     head: i === 0,
     char_start: c.start,

@@ -49,9 +49,11 @@ export async function openChunkTable(dir: string, dimensions: number | null): Pr
 async function openOrCreate(db: Connection, dimensions: number | null): Promise<Table> {
   for (let attempt = 1; ; attempt++) {
     try {
+      // Created without existOk: when two processes create it at once, the second fails (and
+      // opens the first one's table on the next attempt) instead of overwriting it.
       return (await db.tableNames()).includes(TABLE_NAME)
         ? await db.openTable(TABLE_NAME)
-        : await db.createEmptyTable(TABLE_NAME, tableSchema(dimensions), { mode: "create", existOk: true });
+        : await db.createEmptyTable(TABLE_NAME, tableSchema(dimensions), { mode: "create" });
     } catch (err) {
       // A table another process is creating is listed before its first version is written,
       // and cannot be opened until then (seen with two instances starting at once).
@@ -62,15 +64,18 @@ async function openOrCreate(db: Connection, dimensions: number | null): Promise<
 }
 
 async function ensureIndexes(table: Table): Promise<void> {
-  const have = new Set((await table.listIndices()).flatMap((i) => i.columns));
   for (const [column, config] of INDEXES) {
-    if (have.has(column)) continue;
-    try {
-      await table.createIndex(column, { config: config(), replace: false });
-    } catch (err) {
-      // Another process may have made it meanwhile; anything else is a real failure.
-      const now = new Set((await table.listIndices()).flatMap((i) => i.columns));
-      if (!now.has(column)) throw err;
+    for (let attempt = 1; ; attempt++) {
+      await table.checkoutLatest();
+      if ((await table.listIndices()).some((i) => i.columns.includes(column))) break;
+      try {
+        await table.createIndex(column, { config: config(), replace: false });
+        break;
+      } catch (err) {
+        // Another process may be making the same index, or committing beside it: look again.
+        if (attempt >= 20) throw err;
+        await setTimeout(25 * attempt);
+      }
     }
   }
 }

@@ -105,6 +105,39 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "late", collections: ["c"], filter: all, k: 5 })).toHaveLength(1);
   });
 
+  it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
+    const dir = tempDir();
+    const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });
+    for (let i = 0; i < 12; i++) await index.indexDocuments([whole(doc(`d${i}`, `stork ${i}`))]);
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    const deadline = Date.now() + 10_000;
+    let versions = Infinity;
+    while (Date.now() < deadline && versions > 3) {
+      await new Promise((r) => setTimeout(r, 100));
+      await table.checkoutLatest();
+      versions = (await table.listVersions()).length;
+    }
+    expect(versions).toBeLessThanOrEqual(3);
+    table.close();
+    db.close();
+    expect(await index.search({ query: "stork", collections: ["c"], filter: all, k: 50 })).toHaveLength(12);
+  });
+
+  it("lets several instances open a new directory at the same moment: one table, every index, nothing overwritten", async () => {
+    for (let round = 0; round < 3; round++) {
+      const dir = tempDir();
+      const instances = [make({ dir }), make({ dir }), make({ dir })];
+      await Promise.all(instances.map((index, i) => index.indexDocuments([whole(doc(`first${i}`, `curlew ${i}`))])));
+      for (const index of instances) expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 10 })).toHaveLength(3);
+      const db = await connect(dir);
+      const table = await db.openTable("chunks");
+      expect((await table.listIndices()).length).toBeGreaterThanOrEqual(8);
+      table.close();
+      db.close();
+    }
+  });
+
   it("checks vector dimensions, and keeps none when there are none", async () => {
     const dir = tempDir();
     const plain = make({ dir, dimensions: null });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
 import type { Logger } from "../logger.ts";
@@ -19,7 +20,7 @@ export interface LanceIndexOptions {
    * 20,000): rows the full-text index has not folded in yet are searched by a flat scan.
    */
   maintainAfterRows?: number;
-  /** How long replaced table versions stay readable for queries still on them (default 60 s). */
+  /** How long replaced table versions stay readable for queries still on them (default 10 s). */
   keepVersionsMs?: number;
   /**
    * True when no other process or instance writes documents to this directory (the embedded
@@ -52,6 +53,8 @@ export class LanceSearchIndex implements SearchIndex {
   /** Commits since the last maintenance, and the rows they wrote. */
   #commits = 0;
   #rows = 0;
+  /** When the versions the last maintenance replaced can be removed (0: nothing waits). */
+  #cleanupAfter = 0;
   #maintaining: Promise<unknown> | null = null;
   #timer: NodeJS.Timeout | null = null;
 
@@ -60,7 +63,7 @@ export class LanceSearchIndex implements SearchIndex {
       ...options,
       maintainEveryMs: options.maintainEveryMs ?? 10_000,
       maintainAfterRows: options.maintainAfterRows ?? 20_000,
-      keepVersionsMs: options.keepVersionsMs ?? 60_000,
+      keepVersionsMs: options.keepVersionsMs ?? 10_000,
       soleWriter: options.soleWriter ?? false,
     };
     this.#opened = openChunkTable(options.dir, options.dimensions);
@@ -107,17 +110,20 @@ export class LanceSearchIndex implements SearchIndex {
       });
       if (latest.size === 0) return accepted;
       const chosen = [...latest.values()];
-      // Documents the index does not hold yet are appended, one commit for all of them: cheap,
-      // and each appears whole. A merge, which must read the rows it replaces, is for the others.
-      const fresh = chosen.filter(({ doc }) => !indexed.has(keyOf(doc)));
-      const replacing = chosen.filter(({ doc }) => indexed.has(keyOf(doc)));
+      const writer = randomUUID();
+      // A sole writer appends the documents the index does not hold yet, one commit for all of
+      // them: cheap, and each appears whole. Where other writers may append the same document at
+      // the same moment, every document goes through the merge on its chunk ids instead.
+      const appendable = (item: Item) => this.#options.soleWriter && !indexed.has(keyOf(item.doc));
+      const fresh = chosen.filter(appendable);
+      const replacing = chosen.filter((item) => !appendable(item));
       if (fresh.length > 0) {
-        const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
+        const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
         await table.add(rows);
         this.#committed(rows.length);
       }
       if (replacing.length > 0) {
-        const rows = replacing.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize));
+        const rows = replacing.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
         // Old rows of these documents that the new version does not overwrite are deleted in the
         // same commit; the version guards keep a newer version another process committed meanwhile.
         const stale = replacing.map(({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`);
@@ -128,40 +134,40 @@ export class LanceSearchIndex implements SearchIndex {
           .execute(rows);
         this.#committed(rows.length);
       }
-      if (!this.#options.soleWriter) await this.#settleRaces(table, chosen, accepted, items, vectorSize);
+      if (!this.#options.soleWriter) await this.#settleRaces(table, chosen, accepted, items);
       return accepted;
     });
   }
 
   /**
-   * Another process may have committed a version of a document between our version check and
-   * our commit. A newer one: our merge kept its rows but added our chunks beyond its count, or
-   * our append put an older version beside it; the older rows are removed here. The same one,
-   * appended by both (a job run twice at once): the document's rows are written again, once.
-   * These second commits are the only moments a reader could see a document twice, or not at all.
+   * Another writer may have committed a version of a document between our version check and
+   * our commit. A newer one: our merge kept its rows but added our chunks beyond its count;
+   * the older rows are removed. The same one: two merges (or appends) of the same new rows both
+   * inserted them (LanceDB does not see that conflict); the rows of every writer but the one
+   * with the smallest id are removed, which every writer that sees the duplicates decides alike,
+   * so the deletes commute and the last writer to settle leaves one copy. These second commits
+   * are the only moments a reader could see a document twice.
    */
-  async #settleRaces(table: Table, chosen: Item[], accepted: boolean[], items: Item[], vectorSize: number | null): Promise<void> {
-    const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["id", "collection", "doc_id", "version"]).toArray()) as
-      { id: string; collection: string; doc_id: string; version: bigint }[];
+  async #settleRaces(table: Table, chosen: Item[], accepted: boolean[], items: Item[]): Promise<void> {
+    const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["id", "collection", "doc_id", "version", "writer"]).toArray()) as
+      { id: string; collection: string; doc_id: string; version: bigint; writer: string }[];
     const versions = Map.groupBy(rows, (r) => keyOf({ collection: r.collection, docId: r.doc_id }));
     for (const [key, group] of versions) {
       const max = group.reduce((m, r) => (r.version > m ? r.version : m), group[0]!.version);
-      if (group.every((r) => r.version === max)) {
-        if (new Set(group.map((r) => r.id)).size === group.length) continue;
-        const mine = chosen.find((i) => keyOf(i.doc) === key && BigInt(i.doc.version) === max);
-        if (!mine) continue; // another writer's duplicate of its own version: its settle repairs it
-        const { collection, docId } = mine.doc;
-        await table.delete(`collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)} AND version = ${max}`);
-        await table.add(documentRows(mine.doc, mine.chunks, vectorSize));
-        this.#committed();
-        continue;
-      }
       const { collection, doc_id: docId } = group[0]!;
-      await table.delete(`collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)} AND version < ${max}`);
+      const scope = `collection = ${sqlString(collection)} AND doc_id = ${sqlString(docId)}`;
+      if (group.some((r) => r.version !== max)) {
+        await table.delete(`${scope} AND version < ${max}`);
+        this.#committed();
+        items.forEach((item, i) => {
+          if (keyOf(item.doc) === key && BigInt(item.doc.version) < max) accepted[i] = false;
+        });
+      }
+      const current = group.filter((r) => r.version === max);
+      if (new Set(current.map((r) => r.id)).size === current.length) continue;
+      const keep = current.reduce((m, r) => (r.writer < m ? r.writer : m), current[0]!.writer);
+      await table.delete(`${scope} AND version = ${max} AND writer <> ${sqlString(keep)}`);
       this.#committed();
-      items.forEach((item, i) => {
-        if (keyOf(item.doc) === key && BigInt(item.doc.version) < max) accepted[i] = false;
-      });
     }
   }
 
@@ -224,14 +230,19 @@ export class LanceSearchIndex implements SearchIndex {
    */
   async maintain(): Promise<OptimizeStats> {
     return this.#serial(async (table) => {
+      const wrote = this.#commits > 0;
       this.#commits = 0;
       this.#rows = 0;
-      return table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
+      const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
+      // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
+      this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
+      return stats;
     });
   }
 
   async #maintainIfDue(timer: boolean): Promise<void> {
-    if (this.#maintaining || this.#commits === 0 || (!timer && this.#rows < this.#options.maintainAfterRows)) return;
+    const cleanupDue = this.#cleanupAfter > 0 && Date.now() >= this.#cleanupAfter;
+    if (this.#maintaining || (this.#commits === 0 && !(timer && cleanupDue)) || (!timer && this.#rows < this.#options.maintainAfterRows)) return;
     this.#maintaining = this.maintain().then(
       (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
       (err: unknown) => this.#options.logger?.warn({ err }, "search index maintenance failed; will retry"),
