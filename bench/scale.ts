@@ -69,6 +69,9 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
   rows.push(["  seconds to index all", cell(ours?.indexSeconds, 1), cell(bare?.indexSeconds, 1), "", ""]);
   rows.push(["accepted docs/s (202s)", cell(ours?.acceptedPerSec), "-", "", ""]);
   rates("search", (s) => s.search, ">= 0.7 of bare", "<= 100 ms");
+  const settled = ours?.searchSettled;
+  rows.push(["  search q/s, again after the others", cell(settled?.qps), cell(bare?.search.qps), ratio(settled?.qps, bare?.search.qps), ">= 0.7 of bare"]);
+  rows.push(["  its p50 / p99 ms", settled ? `${fmt(settled.p50, 1)} / ${fmt(settled.p99, 1)}` : "-", bare ? `${fmt(bare.search.p50, 1)} / ${fmt(bare.search.p99, 1)}` : "-", "", "p99 <= 100 ms"]);
   rates("filtered search", (s) => s.filtered, ">= 0.7 of bare");
   rates("tag lookup", (s) => s.tag, ">= 0.5 of bare");
   const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));

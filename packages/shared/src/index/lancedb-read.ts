@@ -52,29 +52,43 @@ const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === fals
 export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null): Promise<SearchHit[]> {
   if (request.collections.length === 0 || request.k < 1) return [];
   const compiled = compileToLanceWhere(request.filter);
-  const where = asWhere(and([inCollections(request.collections), compiled.where ?? true]));
+  // With no condition but the collections, the search runs unfiltered and the collections are
+  // checked after, fetching deeper until k pass: the same answer (a chunk's BM25 score does not
+  // depend on the filter), without handing the full-text search an allow-list of nearly every
+  // row, which keeps it from pruning (measured: 17 instead of 135 searches/s at 100,000 rows).
+  const scopeOnly = compiled.where === null;
+  const where = scopeOnly ? null : asWhere(and([inCollections(request.collections), compiled.where ?? true]));
   if (where === "false") return [];
+  const inScope = new Set(request.collections);
   const terms = queryTerms(request.query);
   if (request.vector && vectorSize !== null && request.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, request.vector.length);
   const rankers: ((limit: number) => Promise<ChunkRow[]>)[] = [];
   if (terms.length > 0) {
     const match = new MatchQuery(terms.join(" "), "text", { operator: Operator.Or });
-    rankers.push(async (limit) => (await table.query().fullTextSearch(match).where(where).select([...HIT_COLUMNS, "_score"]).limit(limit).toArray()) as ChunkRow[]);
+    rankers.push(async (limit) => {
+      const query = table.query().fullTextSearch(match);
+      return (await (where ? query.where(where) : query).select([...HIT_COLUMNS, "_score"]).limit(limit).toArray()) as ChunkRow[];
+    });
   }
   const vector = request.vector;
   if (vector && vectorSize !== null) {
-    rankers.push(async (limit) => (await table.query().nearestTo(vector).column("vector").distanceType("cosine").where(where)
-      .select([...HIT_COLUMNS, "_distance"]).limit(limit).toArray()) as ChunkRow[]);
+    rankers.push(async (limit) => {
+      const query = table.query().nearestTo(vector).column("vector").distanceType("cosine");
+      return (await (where ? query.where(where) : query).select([...HIT_COLUMNS, "_distance"]).limit(limit).toArray()) as ChunkRow[];
+    });
   }
   if (rankers.length === 0) return [];
   const k = request.k;
   const want = rankers.length === 1 ? k : Math.max(k, HYBRID_DEPTH);
-  const keep = (row: ChunkRow) => compiled.exact || evaluate(request.filter, JSON.parse(row.metadata) as Metadata);
+  const keep = (row: ChunkRow) => inScope.has(row.collection) && (compiled.exact || evaluate(request.filter, JSON.parse(row.metadata) as Metadata));
+  // Exact in the engine: one round. Otherwise rows are checked here, and more are fetched
+  // until `want` pass or none are left.
+  const exact = compiled.exact && !scopeOnly;
   let kept: ChunkRow[][];
-  for (let limit = compiled.exact ? want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
+  for (let limit = exact ? want : scopeOnly ? 2 * want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
     const lists = await Promise.all(rankers.map((rank) => rank(limit)));
     kept = lists.map((l) => l.filter(keep).slice(0, want));
-    if (compiled.exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
+    if (exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
   }
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
   return reciprocalRankFusion(kept, (row) => row.id).slice(0, k).map(({ item, score }) => hitOf(item, score));

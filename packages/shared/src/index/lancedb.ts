@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
 import type { Logger } from "../logger.ts";
@@ -13,7 +14,7 @@ export interface LanceIndexOptions {
   /** Length of the dense vectors (the embedder's), or null to keep none. */
   dimensions: number | null;
   logger?: Pick<Logger, "info" | "warn" | "error">;
-  /** How often the maintenance timer looks for work (default 10 s); 0 for no timer. */
+  /** How often the maintenance timer looks for work (default 2 s); 0 for no timer. */
   maintainEveryMs?: number;
   /**
    * Rows written after which maintenance starts without waiting for the timer (default
@@ -55,13 +56,16 @@ export class LanceSearchIndex implements SearchIndex {
   #rows = 0;
   /** When the versions the last maintenance replaced can be removed (0: nothing waits). */
   #cleanupAfter = 0;
+  /** Rows written after which the next maintenance starts: maintainAfterRows, or half the table. */
+  #nextAfterRows = 0;
+  #lastCommit = 0;
   #maintaining: Promise<unknown> | null = null;
   #timer: NodeJS.Timeout | null = null;
 
   constructor(options: LanceIndexOptions) {
     this.#options = {
       ...options,
-      maintainEveryMs: options.maintainEveryMs ?? 10_000,
+      maintainEveryMs: options.maintainEveryMs ?? 2_000,
       maintainAfterRows: options.maintainAfterRows ?? 20_000,
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
       soleWriter: options.soleWriter ?? false,
@@ -79,13 +83,29 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   /** Runs `write` after this instance's earlier writes. */
+  /**
+   * Runs `write` after this instance's earlier writes. A write whose commit conflicts with one
+   * made meanwhile (maintenance compacting the fragments a merge reads, another process) is run
+   * again from the start: each write reads what it needs, so running it again is safe.
+   */
   #serial<T>(write: (table: Table) => Promise<T>): Promise<T> {
-    const run = this.#queue.then(async () => write(await this.#table()));
+    const attempt = async (): Promise<T> => {
+      for (let n = 1; ; n++) {
+        try {
+          return await write(await this.#table());
+        } catch (err) {
+          if (n >= 5 || !isCommitConflict(err)) throw err;
+          await sleep(20 * n);
+        }
+      }
+    };
+    const run = this.#queue.then(attempt);
     this.#queue = run.catch(() => {});
     return run;
   }
 
   #committed(rows = 0): void {
+    this.#lastCommit = Date.now();
     this.#commits += 1;
     this.#rows += rows;
     void this.#maintainIfDue(false);
@@ -226,9 +246,11 @@ export class LanceSearchIndex implements SearchIndex {
 
   /**
    * Compacts fragments, brings the indexes up to date and removes old versions. Queries go on
-   * meanwhile (they read a committed version); this instance's writes wait for it.
+   * meanwhile (they read a committed version); this instance's writes wait for it. Its cost
+   * grows with the table (measured: 1.3 s at 20,000 rows, 4.7 s at 200,000), so the rows
+   * written before the next run grow with it too (`#nextAfterRows`).
    */
-  async maintain(): Promise<OptimizeStats> {
+  maintain(): Promise<OptimizeStats> {
     return this.#serial(async (table) => {
       const wrote = this.#commits > 0;
       this.#commits = 0;
@@ -236,13 +258,20 @@ export class LanceSearchIndex implements SearchIndex {
       const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
       // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
       this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
+      // A run costs in proportion to the table: the next one waits for half as many rows again.
+      this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await table.countRows()) / 2));
       return stats;
     });
   }
 
   async #maintainIfDue(timer: boolean): Promise<void> {
-    const cleanupDue = this.#cleanupAfter > 0 && Date.now() >= this.#cleanupAfter;
-    if (this.#maintaining || (this.#commits === 0 && !(timer && cleanupDue)) || (!timer && this.#rows < this.#options.maintainAfterRows)) return;
+    const now = Date.now();
+    const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
+    const enoughRows = this.#rows >= Math.max(this.#options.maintainAfterRows, this.#nextAfterRows);
+    // The timer folds in what a load left once writes pause; during a load, rows decide.
+    const paused = now - this.#lastCommit >= Math.min(1_000, this.#options.maintainEveryMs / 2);
+    const due = this.#commits > 0 ? enoughRows || (timer && paused) : timer && cleanupDue;
+    if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
       (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
       (err: unknown) => this.#options.logger?.warn({ err }, "search index maintenance failed; will retry"),
@@ -273,4 +302,9 @@ function sqlValue(v: unknown): string {
   if (typeof v === "number" || typeof v === "bigint") return String(v);
   if (Array.isArray(v)) return v.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `[${v.map((x) => sqlString(String(x))).join(", ")}]`;
   throw new Error(`no SQL literal for ${typeof v}`);
+}
+
+/** A commit refused because another one changed what this one read: worth running again. */
+function isCommitConflict(err: unknown): boolean {
+  return err instanceof Error && /incompatible transaction|commit conflict|retryable/i.test(err.message);
 }
