@@ -115,14 +115,17 @@ export class QdrantTestServer {
     }
   }
 
-  /** Stops the binary (SIGTERM, then SIGKILL after STOP_MS); its storage stays for `start()`. */
-  async stop(): Promise<void> {
+  /**
+   * Stops the binary, its storage kept for `start()`: SIGTERM, then SIGKILL after STOP_MS (a
+   * graceful stop takes Qdrant a few seconds); `{ crash: true }` sends SIGKILL at once.
+   */
+  async stop({ crash = false }: { crash?: boolean } = {}): Promise<void> {
     if (!this.managed) throw new Error("this Qdrant runs elsewhere (QDRANT_URL): it cannot be stopped here");
     const proc = this.#proc;
     this.#proc = null;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((r) => proc.once("exit", r));
-    proc.kill("SIGTERM");
+    proc.kill(crash ? "SIGKILL" : "SIGTERM");
     const timer = setTimeout(() => proc.kill("SIGKILL"), STOP_MS);
     await exited;
     clearTimeout(timer);
