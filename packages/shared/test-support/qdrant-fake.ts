@@ -83,7 +83,7 @@ export class FakeQdrant implements QdrantApi {
           throw new FakeApiError(400, `bad vector ${vname}`);
         }
       }
-      c.points.set(String(p.id), { id: String(p.id), payload: structuredClone(p.payload ?? {}) as Payload, vectors });
+      c.points.set(String(p.id), { id: String(p.id), payload: asStored(p.payload ?? {}), vectors });
     }
     return done;
   };
@@ -94,7 +94,7 @@ export class FakeQdrant implements QdrantApi {
     return args.operations.map((op) => {
       if ("delete" in op) this.#remove(c, op.delete);
       else if ("set_payload" in op && op.set_payload.filter) {
-        for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, structuredClone(op.set_payload.payload));
+        for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, asStored(op.set_payload.payload));
       } else throw new FakeApiError(400, `unsupported operation ${JSON.stringify(op)}`);
       return done;
     });
@@ -224,9 +224,27 @@ function rrfConstant(query: unknown): number {
   throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
 }
 
+/** A payload as Qdrant keeps it: JSON (so -0 is 0, undefined keys are gone). */
+function asStored(payload: unknown): Payload {
+  return JSON.parse(JSON.stringify(payload)) as Payload;
+}
+
+/**
+ * A payload as the client hands it back: JSON parsed with its reviver, which turns integers
+ * beyond 2^53 into BigInt (from their digits; a float such as 1e21 stays a number).
+ */
+function asReturned(payload: Payload): Payload {
+  return JSON.parse(JSON.stringify(payload), (_key, value: unknown, context?: { source?: string }) => {
+    if (typeof value === "number" && Number.isInteger(value) && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+      return BigInt(context.source);
+    }
+    return value;
+  }) as Payload;
+}
+
 function select(payload: Payload, how: unknown): Payload | null {
   if (how === false) return null;
-  const copy = structuredClone(payload);
+  const copy = asReturned(payload);
   if (how === true) return copy;
   if (Array.isArray(how)) return Object.fromEntries(Object.entries(copy).filter(([k]) => how.includes(k)));
   const { include, exclude } = how as { include?: string[]; exclude?: string[] };
