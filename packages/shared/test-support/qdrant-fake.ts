@@ -76,7 +76,7 @@ export class FakeQdrant implements QdrantApi {
     this.#log("createPayloadIndex", args);
     const schema = args.field_schema;
     const type = typeof schema === "string" ? schema : (schema as { type: Schemas["PayloadSchemaType"] }).type;
-    this.#get(name).indexes[args.field_name] = { data_type: type, points: 0 } as Schemas["PayloadIndexInfo"];
+    this.#get(name).indexes[args.field_name] = { data_type: type, ...(typeof schema === "object" ? { params: schema } : {}), points: 0 } as Schemas["PayloadIndexInfo"];
     return done;
   };
 
