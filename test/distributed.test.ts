@@ -236,9 +236,12 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       }
       expect((await svc.request("GET", "/readyz", { token: null })).status).toBe(200);
     } finally {
-      await svc.stop();
-      await qdrant.close();
-      removeDir(svc.dataDir);
+      try {
+        await svc.stop();
+      } finally {
+        await qdrant.close();
+        removeDir(svc.dataDir);
+      }
     }
   }, 240_000);
 });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { freePort, QdrantTestServer, startS3Server, uniqueQdrantCollection } from "@docstore/shared/testing";
+import { deleteQdrantCollection, freePort, QdrantTestServer, startS3Server, uniqueQdrantCollection } from "@docstore/shared/testing";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
@@ -197,7 +197,11 @@ export async function startService(opts: StartOptions = {}): Promise<Service> {
       resources.push(() => server.close());
       qdrant = server;
     }
-    modeEnv = { ...modeEnv, INDEX: "qdrant", QDRANT_URL: qdrant.url, QDRANT_COLLECTION: uniqueQdrantCollection("docstore") };
+    const { url } = qdrant;
+    const collection = uniqueQdrantCollection("docstore");
+    // Best effort: a test that ends with its Qdrant down still stops the rest.
+    resources.push(() => deleteQdrantCollection(url, collection).catch(() => {}));
+    modeEnv = { ...modeEnv, INDEX: "qdrant", QDRANT_URL: url, QDRANT_COLLECTION: collection };
   }
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...modeEnv, ...opts.env };
   const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);
