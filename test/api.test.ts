@@ -1,14 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, startService, uniqueName, type Mode, type Service } from "./harness.ts";
+import { describeSkipped, QDRANT_SKIP, qdrantSource } from "@docstore/shared/testing";
+import { removeDir, startService, uniqueName, type Mode, type StartOptions, type Service } from "./harness.ts";
 
 // The same expectations in every mode: embedded (one process) and distributed (API, two
-// worker processes, BullMQ on Redis, an S3 server, the SQLite index shared by the processes),
-// with the catalog in a shared SQLite file or in Redis.
-const MODES: { name: string; mode: Mode; env?: Record<string, string> }[] = [
+// worker processes, BullMQ on Redis, an S3 server, the LanceDB index shared by the processes),
+// with the catalog in a shared SQLite file or in Redis, and with the index on a real Qdrant
+// where one is given (QDRANT_BIN or QDRANT_URL).
+const QDRANT_MODE = "distributed with the index on Qdrant";
+const MODES: { name: string; mode: Mode; env?: Record<string, string>; index?: StartOptions["index"] }[] = [
   { name: "embedded", mode: "embedded" },
   { name: "distributed", mode: "distributed" },
   { name: "distributed with the catalog in Redis", mode: "distributed", env: { CATALOG: "redis" } },
+  ...(qdrantSource() ? [{ name: QDRANT_MODE, mode: "distributed" as const, index: "qdrant" as const }] : []),
 ];
+if (!qdrantSource()) describeSkipped(`${QDRANT_MODE} mode`, QDRANT_SKIP);
 
 let svc: Service;
 
@@ -29,9 +34,9 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
   expect(r.body.detail).toMatch(detail);
 }
 
-describe.each(MODES)("$name mode", ({ mode, env }) => {
+describe.each(MODES)("$name mode", ({ mode, env, index }) => {
   beforeAll(async () => {
-    svc = await startService({ mode, env });
+    svc = await startService({ mode, env, index });
   }, 60_000);
 
   afterAll(async () => {

@@ -8,7 +8,9 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer } from "node:net";
 import path from "node:path";
 import { removeDir, startService, until, type Service } from "./harness.ts";
-import { indexAudit, startS3Server } from "@docstore/shared/testing";
+import {
+  describeSkipped, indexAudit, QDRANT_BIN_SKIP, QDRANT_SKIP, QdrantTestServer, qdrantIndexAudit, qdrantSource, startS3Server,
+} from "@docstore/shared/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 
@@ -21,9 +23,20 @@ async function statuses(svc: Service, collection: string) {
     | undefined;
 }
 
-describe("worker processes", () => {
+/** What the index holds, read from its own storage (LanceDB files or the Qdrant collection). */
+async function audit(svc: Service) {
+  return svc.env.INDEX === "qdrant" ? qdrantIndexAudit(svc.env.QDRANT_URL!, svc.env.QDRANT_COLLECTION!) : indexAudit(svc.dataDir);
+}
+
+const INDEXES = [
+  { name: "LanceDB", index: "lancedb" as const },
+  ...(qdrantSource() ? [{ name: "Qdrant", index: "qdrant" as const }] : []),
+];
+if (!qdrantSource()) describeSkipped("worker processes, index on Qdrant", QDRANT_SKIP);
+
+describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => {
   it("indexes every document exactly once when a worker is killed mid-run", async () => {
-    const svc = await startService({ mode: "distributed", workers: 1, env: { WORKER_CONCURRENCY: "2" } });
+    const svc = await startService({ mode: "distributed", index: kind, workers: 1, env: { WORKER_CONCURRENCY: "2" } });
     const c = "workers";
     const filler = Array.from({ length: 1500 }, (_, w) => `term${w % 211}`).join(" ");
     for (let b = 0; b < N; b += 200) {
@@ -44,7 +57,7 @@ describe("worker processes", () => {
     const stuck = catalog.prepare("SELECT count(*) AS n FROM documents WHERE status != 'ready'").get() as { n: number };
     const expected = catalog.prepare("SELECT sum(chunks) AS n FROM documents").get() as { n: number };
     catalog.close();
-    const index = await indexAudit(svc.dataDir);
+    const index = await audit(svc);
     expect(stuck.n).toBe(0);
     expect(index.documents).toBe(N);
     expect(index.duplicates).toEqual([]);
@@ -98,6 +111,7 @@ describe("dependency outages", () => {
       const down = await load(svc, "outage", "during");
       expect(down.status).toBe(503);
       expect(down.body.detail).toMatch(/queue unavailable/);
+      expect(down.headers.get("retry-after")).toBe("5");
       expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "outage", id_value: "during" } })).status).toBe(404);
       const fresh = await load(svc, "outage-new", "during");
       expect(fresh.status).toBe(503);
@@ -145,6 +159,91 @@ describe("dependency outages", () => {
       removeDir(svc.dataDir);
     }
   }, 90_000);
+});
+
+const canStopQdrant = (() => {
+  const source = qdrantSource();
+  return source !== null && "bin" in source;
+})();
+if (!canStopQdrant) describeSkipped("Qdrant outage", qdrantSource() ? QDRANT_BIN_SKIP : QDRANT_SKIP);
+
+describe.runIf(canStopQdrant)("Qdrant outage", () => {
+  it("answers 503 with Retry-After while Qdrant is down, loses nothing, and recovers without a restart", async () => {
+    const qdrant = (await QdrantTestServer.fromEnv())!;
+    const svc = await startService({ mode: "distributed", index: "qdrant", qdrant, workers: 1, env: { WORKER_CONCURRENCY: "2" } });
+    const c = "qdrant-outage";
+    const acknowledged = new Set<string>();
+    const filler = Array.from({ length: 1500 }, (_, w) => `term${w % 211}`).join(" ");
+    /** Loads documents from..from+n-1; a 202 acknowledges them, else it must be a 503 with Retry-After. */
+    const loadBatch = async (from: number, n: number) => {
+      const documents = Array.from({ length: n }, (_, j) => ({ doc_id: `d${from + j}`, text: `doc ${from + j} has marker${from + j}. ${filler}` }));
+      const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });
+      if (r.status === 202) for (const d of documents) acknowledged.add(d.doc_id);
+      else {
+        expect(r.status, JSON.stringify(r.body)).toBe(503);
+        expect(r.headers.get("retry-after")).toBe("5");
+      }
+      return r.status;
+    };
+    const search = (q: string) => svc.request("GET", "/get_relevant_documents", { query: { query: q, collection_names: c, k: 5 } });
+    try {
+      expect((await load(svc, c, "before")).body.status).toBe("ready");
+      acknowledged.add("before");
+
+      // Qdrant goes away (killed) while a load is being indexed.
+      expect(await loadBatch(0, 300)).toBe(202);
+      await until(async () => ((await statuses(svc, c))?.ready ?? 0) > 20);
+      await qdrant.stop({ crash: true });
+      expect((await statuses(svc, c))!.pending).toBeGreaterThan(0);
+
+      // Searches and tag lookups: 503 with Retry-After, while it is down.
+      for (const r of [await search("marker1"), await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } })]) {
+        expect(r.status, JSON.stringify(r.body)).toBe(503);
+        expect(r.headers.get("retry-after")).toBe("5");
+        expect(r.body.detail).toMatch(/Qdrant is unavailable/);
+      }
+      expect((await svc.request("GET", "/readyz", { token: null })).status).toBe(503);
+      // Loads meanwhile are accepted (they wait in the queue) or refused with 503.
+      await loadBatch(300, 50);
+      // The worker's jobs fail and are retried, none given up on, while Qdrant stays down a while.
+      await new Promise((r) => setTimeout(r, 3000));
+      expect((await statuses(svc, c))!.failed).toBe(0);
+      expect(svc.output).toMatch(/Qdrant is unavailable[^\n]*"msg":"ingestion job failed"/);
+
+      // Back on the same storage: the same docstore processes carry on.
+      await qdrant.start();
+      const settled = await until(async () => {
+        const s = await statuses(svc, c);
+        return s && s.ready + s.failed === acknowledged.size ? s : undefined;
+      }, 120_000);
+      expect(settled).toMatchObject({ documents: acknowledged.size, ready: acknowledged.size, failed: 0 });
+
+      const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
+      const rows = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as { doc_id: string; status: string; chunks: number }[];
+      catalog.close();
+      expect(new Set(rows.map((r) => r.doc_id))).toEqual(acknowledged);
+      const index = await qdrantIndexAudit(qdrant.url, svc.env.QDRANT_COLLECTION!);
+      expect(index.duplicates).toEqual([]);
+      expect(index.staged).toBe(0);
+      expect(index.documents).toBe(acknowledged.size);
+      for (const r of rows) {
+        expect(r.status).toBe("ready");
+        expect(r.chunks).toBeGreaterThan(0);
+        expect(index.chunksPerDocument.get(`${c}/${r.doc_id}`) ?? 0, r.doc_id).toBe(r.chunks);
+      }
+      for (const i of [0, 150, 299, ...(acknowledged.has("d349") ? [349] : [])]) {
+        expect((await search(`marker${i}`)).body.results.map((h: { doc_id: string }) => h.doc_id)).toEqual([`d${i}`]);
+      }
+      expect((await svc.request("GET", "/readyz", { token: null })).status).toBe(200);
+    } finally {
+      try {
+        await svc.stop();
+      } finally {
+        await qdrant.close();
+        removeDir(svc.dataDir);
+      }
+    }
+  }, 240_000);
 });
 
 describe("jobs that wait", () => {

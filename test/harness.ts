@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { freePort, startS3Server } from "@docstore/shared/testing";
+import { deleteQdrantCollection, freePort, QdrantTestServer, startS3Server, uniqueQdrantCollection } from "@docstore/shared/testing";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
@@ -159,6 +159,13 @@ export interface StartOptions {
   /** distributed: BullMQ on the machine's Redis (a queue prefix of its own), S3 on a server started here, worker processes. */
   mode?: Mode;
   workers?: number;
+  /**
+   * qdrant: the index on a real Qdrant (INDEX=qdrant) in a Qdrant collection of this service's
+   * own: `qdrant` when given (a test that stops it for an outage), else one from the
+   * environment (QDRANT_URL or QDRANT_BIN), started for this service and stopped with it.
+   */
+  index?: "lancedb" | "qdrant";
+  qdrant?: { url: string };
 }
 
 /** Starts `node packages/api/src/main.ts` (and in distributed mode its dependencies and workers). */
@@ -181,6 +188,20 @@ export async function startService(opts: StartOptions = {}): Promise<Service> {
       S3_SECRET_ACCESS_KEY: s3.config.secretAccessKey!,
       S3_FORCE_PATH_STYLE: "true",
     };
+  }
+  if (opts.index === "qdrant") {
+    let qdrant = opts.qdrant;
+    if (!qdrant) {
+      const server = await QdrantTestServer.fromEnv();
+      if (!server) throw new Error("index qdrant: set QDRANT_BIN or QDRANT_URL");
+      resources.push(() => server.close());
+      qdrant = server;
+    }
+    const { url } = qdrant;
+    const collection = uniqueQdrantCollection("docstore");
+    // Best effort: a test that ends with its Qdrant down still stops the rest.
+    resources.push(() => deleteQdrantCollection(url, collection).catch(() => {}));
+    modeEnv = { ...modeEnv, INDEX: "qdrant", QDRANT_URL: url, QDRANT_COLLECTION: collection };
   }
   const env: Record<string, string> = { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...modeEnv, ...opts.env };
   const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);

@@ -13,6 +13,9 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   unavailable: { status: 503, title: "Service Unavailable" },
 };
 
+/** What a 503 asks clients to wait before retrying: a dependency that is down is usually back soon. */
+export const RETRY_AFTER_SECONDS = 5;
+
 interface Problem {
   status: number;
   title: string;
@@ -42,6 +45,7 @@ function fromFramework(err: unknown, maxUpload: number): Problem | null {
 }
 
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
+  if (p.status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   res
     .status(p.status)
     .type("application/problem+json")

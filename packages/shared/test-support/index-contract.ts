@@ -171,6 +171,16 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       expect(await index.refreshDocument({ ...v1, collection: `${c}-none` })).toBeNull();
     });
 
+    it("returns metadata as given, integers beyond 2^53 included", async () => {
+      const { index } = fx;
+      const metadata = { big: 2 ** 62 + 1024, low: -(2 ** 60), list: [2 ** 55, "x", 3], small: 3, half: 0.5 };
+      await index.indexDocuments(one(doc(c, "d1", "numbers beyond doubles", metadata)));
+      const [hit] = await index.search({ query: "numbers", collections: [c], filter: parseFilter(""), k: 5 });
+      expect(hit?.metadata).toStrictEqual(metadata);
+      const [found] = await index.findDocuments({ collections: [c], filter: parseFilter("big>4611686018427387904"), limit: 5, offset: 0 });
+      expect(found?.metadata).toStrictEqual(metadata);
+    });
+
     it("sorts by ORDERBY and pages with limit and offset", async () => {
       const { index } = fx;
       await index.indexDocuments([3, 1, 4, 2].flatMap((p) => one(doc(c, `p${p}`, `item ${p}`, { priority: p }))));

@@ -10,3 +10,5 @@ export { RedisServer, freePort } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
 export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";
+export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
+export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";

@@ -4,7 +4,10 @@
  * runs here, where no Qdrant can. It is not Qdrant: it implements the documented semantics
  * the adapter relies on (filters per interpret.ts, sparse dot product times Qdrant's IDF,
  * cosine for dense, RRF with Qdrant's formula, scroll in id order) and refuses requests outside them.
- * The contract suite against a real Qdrant is contract.test.ts.
+ * Where it differed from Qdrant 1.18 it was made to follow it (payloads as the client parses
+ * them, IDF statistics that keep deleted points, unpaired surrogates refused);
+ * src/index/qdrant/stand-in.test.ts compares the two where a real Qdrant is given. Among
+ * results with equal scores its order (by id) is not Qdrant's, which is its own.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { QdrantApi } from "../src/index/qdrant/client.ts";
@@ -21,6 +24,12 @@ interface Collection {
   config: Schemas["CreateCollection"];
   indexes: Record<string, Schemas["PayloadIndexInfo"]>;
   points: Map<string, Stored>;
+  /**
+   * The vectors Qdrant's IDF counts: a deleted point's stay (Qdrant only marks it deleted; they
+   * go when its optimizer rebuilds the segment, which this stand-in never does), and a point
+   * written again over a live one replaces it. Observed on Qdrant 1.18 with small collections.
+   */
+  statistics: Stored[];
 }
 
 /** What the client throws for an HTTP error: an Error with the response's status. */
@@ -47,6 +56,8 @@ export class FakeQdrant implements QdrantApi {
 
   #log(method: string, args: unknown) {
     this.calls.push({ method, args: structuredClone(args) });
+    // Qdrant's JSON parser refuses the escapes JSON.stringify writes for unpaired surrogates.
+    if (!wellFormed(args)) throw new FakeApiError(400, "Format error in JSON body: unexpected end of hex escape");
   }
 
   getCollection: QdrantApi["getCollection"] = async (name) => {
@@ -57,7 +68,7 @@ export class FakeQdrant implements QdrantApi {
   createCollection: QdrantApi["createCollection"] = async (name, args) => {
     this.#log("createCollection", args);
     if (this.collections.has(name)) throw new FakeApiError(409, `Collection \`${name}\` already exists!`);
-    this.collections.set(name, { config: args, indexes: {}, points: new Map() });
+    this.collections.set(name, { config: args, indexes: {}, points: new Map(), statistics: [] });
     return true;
   };
 
@@ -65,7 +76,7 @@ export class FakeQdrant implements QdrantApi {
     this.#log("createPayloadIndex", args);
     const schema = args.field_schema;
     const type = typeof schema === "string" ? schema : (schema as { type: Schemas["PayloadSchemaType"] }).type;
-    this.#get(name).indexes[args.field_name] = { data_type: type, points: 0 } as Schemas["PayloadIndexInfo"];
+    this.#get(name).indexes[args.field_name] = { data_type: type, ...(typeof schema === "object" ? { params: schema } : {}), points: 0 } as Schemas["PayloadIndexInfo"];
     return done;
   };
 
@@ -83,7 +94,11 @@ export class FakeQdrant implements QdrantApi {
           throw new FakeApiError(400, `bad vector ${vname}`);
         }
       }
-      c.points.set(String(p.id), { id: String(p.id), payload: structuredClone(p.payload ?? {}) as Payload, vectors });
+      const stored = { id: String(p.id), payload: asStored(p.payload ?? {}), vectors };
+      const live = c.points.get(stored.id);
+      if (live) c.statistics[c.statistics.indexOf(live)] = stored;
+      else c.statistics.push(stored);
+      c.points.set(stored.id, stored);
     }
     return done;
   };
@@ -94,7 +109,7 @@ export class FakeQdrant implements QdrantApi {
     return args.operations.map((op) => {
       if ("delete" in op) this.#remove(c, op.delete);
       else if ("set_payload" in op && op.set_payload.filter) {
-        for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, structuredClone(op.set_payload.payload));
+        for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, asStored(op.set_payload.payload));
       } else throw new FakeApiError(400, `unsupported operation ${JSON.stringify(op)}`);
       return done;
     });
@@ -167,8 +182,9 @@ export class FakeQdrant implements QdrantApi {
     }
     const q = query as Schemas["SparseVector"];
     if (!q?.indices || c.config.sparse_vectors?.[name]?.modifier !== "idf") throw new FakeApiError(400, "expected a sparse query on an IDF vector");
-    // Qdrant's IDF over the points that have this sparse vector: ln(1 + (N - n + 0.5) / (n + 0.5)).
-    const all = [...c.points.values()].flatMap((p) => sparseOf(p, name));
+    // Qdrant's IDF over the points that have this sparse vector, deleted ones included (see
+    // `statistics`): ln(1 + (N - n + 0.5) / (n + 0.5)).
+    const all = c.statistics.flatMap((p) => sparseOf(p, name));
     const idf = q.indices.map((i) => {
       const n = all.filter((v) => v.indices.includes(i)).length;
       return Math.log(1 + (all.length - n + 0.5) / (n + 0.5));
@@ -224,9 +240,33 @@ function rrfConstant(query: unknown): number {
   throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
 }
 
+function wellFormed(value: unknown): boolean {
+  if (typeof value === "string") return value.isWellFormed();
+  if (typeof value !== "object" || value === null) return true;
+  return Object.entries(value).every(([k, v]) => k.isWellFormed() && wellFormed(v));
+}
+
+/** A payload as Qdrant keeps it: JSON (so -0 is 0, undefined keys are gone). */
+function asStored(payload: unknown): Payload {
+  return JSON.parse(JSON.stringify(payload)) as Payload;
+}
+
+/**
+ * A payload as the client hands it back: JSON parsed with its reviver, which turns integers
+ * beyond 2^53 into BigInt. Qdrant writes back as integers only the digits that fit an i64 or
+ * a u64; others it kept as a float (1e21, -2^63 written as -9223372036854776000): numbers.
+ */
+function asReturned(payload: Payload): Payload {
+  return JSON.parse(JSON.stringify(payload), (_key, value: unknown, context?: { source?: string }) => {
+    if (typeof value !== "number" || Number.isSafeInteger(value) || !/^-?\d+$/.test(context?.source ?? "")) return value;
+    const n = BigInt(context!.source!);
+    return n >= -(2n ** 63n) && n < 2n ** 64n ? n : value;
+  }) as Payload;
+}
+
 function select(payload: Payload, how: unknown): Payload | null {
   if (how === false) return null;
-  const copy = structuredClone(payload);
+  const copy = asReturned(payload);
   if (how === true) return copy;
   if (Array.isArray(how)) return Object.fromEntries(Object.entries(copy).filter(([k]) => how.includes(k)));
   const { include, exclude } = how as { include?: string[]; exclude?: string[] };

@@ -1,6 +1,6 @@
 /**
  * Test support: Qdrant's filter semantics in JS, to check the filter compiler against the
- * reference evaluator and to run the in-memory stand-in (fake-client.ts). Written from
+ * reference evaluator and to run the in-memory stand-in (qdrant-fake.ts). Written from
  * Qdrant's documentation and its condition checker (lib/segment: query_checker.rs,
  * condition_checker.rs):
  *

@@ -1,7 +1,7 @@
 /**
- * The adapter's own logic, run against the in-memory stand-in of fake-client.ts (not Qdrant:
- * contract.test.ts runs the same contract against a real one where a container engine
- * exists). Also checks that what it sends is what the request builders build.
+ * The adapter's own logic, run against the in-memory stand-in of qdrant-fake.ts (not Qdrant:
+ * contract.test.ts runs the same contract against a real one where QDRANT_URL or QDRANT_BIN
+ * is set). Also checks that what it sends is what the request builders build.
  */
 import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
