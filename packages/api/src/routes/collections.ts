@@ -57,7 +57,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       response: s.documentStatus,
       async handle({ query: q, res }) {
         const record = await catalog.get(q.collection_name, q.id_value);
-        if (!record) throw new NotFoundError(`unknown document ${q.id_value} in collection ${q.collection_name}`);
+        if (!record) throw unknownDocument(q);
         res.json(statusResponse(record));
       },
     }),
@@ -72,7 +72,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       // superseded and removes what it indexed, so a deleted document cannot come back.
       async handle({ query: q, res }) {
         const record = await catalog.delete(q.collection_name, q.id_value);
-        if (!record) throw new NotFoundError(`unknown document ${q.id_value} in collection ${q.collection_name}`);
+        if (!record) throw unknownDocument(q);
         await index.deleteDocument(q.collection_name, q.id_value);
         await blobs.delete(record.blobKey);
         res.json({ deleted: true, collection_name: q.collection_name, doc_id: q.id_value });
@@ -95,3 +95,6 @@ export function collectionRoutes(ctx: AppContext): Route[] {
     }),
   ];
 }
+
+const unknownDocument = (q: { collection_name: string; id_value: string }) =>
+  new NotFoundError(`unknown document ${q.id_value} in collection ${q.collection_name}`);

@@ -35,6 +35,27 @@ export type Condition =
 
 export type Operator = Condition["op"];
 
+/**
+ * The condition that a negated one is the negation of (`a!=1` is NOT `a=1`, likewise NOT IN,
+ * NOT LIKE, ISNOTEMPTY, NSAMEAS), or null. Compilers build the positive form and negate it.
+ */
+export function positiveOf(c: Condition): Condition | null {
+  switch (c.op) {
+    case "!=":
+      return { ...c, op: "=" };
+    case "NOT IN":
+      return { ...c, op: "IN" };
+    case "NOT LIKE":
+      return { ...c, op: "LIKE" };
+    case "ISNOTEMPTY":
+      return { ...c, op: "ISEMPTY" };
+    case "NSAMEAS":
+      return { ...c, op: "SAMEAS" };
+    default:
+      return null;
+  }
+}
+
 /** Conditions joined by `^OR`. */
 export type Clause = readonly Condition[];
 /** Clauses joined by `^`. */

@@ -20,7 +20,8 @@
  * combine them part by part and NOT swaps them, so a loosened condition under a negation stays
  * a superset. Every compiled piece is two-valued (never SQL NULL), so NOT is plain NOT.
  */
-import type { Condition, Filter, Value } from "./ast.ts";
+import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
+import { compileBounds, exactly as exactlyBounds, loosely as looselyBounds, negate as negateBounds, type Bounds as SharedBounds, type Connectives } from "./bounds.ts";
 import { lower } from "./compare.ts";
 import { evaluate } from "./evaluate.ts";
 import { FOLDED_COLUMN, KNOWN_COLUMN, eqToken, isKnownField, samePair, type KnownField } from "./lancedb-columns.ts";
@@ -33,11 +34,7 @@ export interface CompiledWhere {
 /** A predicate, or `true` / `false` for all rows / none. */
 type Sql = string | boolean;
 
-interface Bounds {
-  sup: Sql;
-  sub: Sql;
-  exact: boolean;
-}
+type Bounds = SharedBounds<string>;
 
 /** The one way a text value enters the SQL. */
 export function sqlString(value: string): string {
@@ -66,23 +63,13 @@ function not(q: Sql): Sql {
   return typeof q === "boolean" ? !q : `(NOT ${q})`;
 }
 
-const exactly = (q: Sql): Bounds => ({ sup: q, sub: q, exact: true });
-const loosely = (sup: Sql): Bounds => ({ sup, sub: false, exact: false });
-
-function combine(parts: readonly Bounds[], op: (items: readonly Sql[]) => Sql): Bounds {
-  const sup = op(parts.map((p) => p.sup));
-  if (parts.every((p) => p.exact)) return exactly(sup);
-  const sub = op(parts.map((p) => p.sub));
-  return { sup, sub, exact: typeof sup === "boolean" && sup === sub };
-}
-
-function negate(b: Bounds): Bounds {
-  return b.exact ? exactly(not(b.sup)) : { sup: not(b.sub), sub: not(b.sup), exact: false };
-}
+const OPS: Connectives<string> = { and, or, not };
+const exactly = (q: Sql): Bounds => exactlyBounds(q);
+const loosely = (sup: Sql): Bounds => looselyBounds(sup);
+const negate = (b: Bounds): Bounds => negateBounds(b, OPS);
 
 export function compileToLanceWhere(filter: Filter): CompiledWhere {
-  if (filter.groups.length === 0) return { where: null, exact: true };
-  const b = combine(filter.groups.map((g) => combine(g.map((clause) => combine(clause.map(condition), or)), and)), or);
+  const b = compileBounds(filter, condition, OPS);
   return { where: b.sup === true ? null : b.sup === false ? "false" : b.sup, exact: b.exact };
 }
 
@@ -116,17 +103,9 @@ function condition(c: Condition): Bounds {
     return exactly(holdsFor(c, {}));
   }
   if (!textsOf(c).every((t) => t.isWellFormed())) return { sup: true, sub: false, exact: false };
+  const positive = positiveOf(c);
+  if (positive) return negate(condition(positive));
   switch (c.op) {
-    case "!=":
-      return negate(condition({ ...c, op: "=" }));
-    case "NOT IN":
-      return negate(condition({ ...c, op: "IN" }));
-    case "NOT LIKE":
-      return negate(condition({ ...c, op: "LIKE" }));
-    case "ISNOTEMPTY":
-      return negate(condition({ ...c, op: "ISEMPTY" }));
-    case "NSAMEAS":
-      return negate(condition({ ...c, op: "SAMEAS" }));
     case "ANYTHING":
       return exactly(true);
     case "SAMEAS":

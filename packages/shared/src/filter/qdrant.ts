@@ -25,7 +25,8 @@
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { Metadata } from "../domain/metadata.ts";
-import type { Condition, Filter, Value } from "./ast.ts";
+import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
+import { compileBounds, exactly as exactlyBounds, loosely as looselyBounds, negate as negateBounds, type Bounds as SharedBounds, type Connectives } from "./bounds.ts";
 import { evaluate } from "./evaluate.ts";
 import { knownFieldType } from "./values.ts";
 import { KEY, metadataKey, samePair } from "./qdrant-payload.ts";
@@ -39,14 +40,7 @@ export interface CompiledFilter {
   exact: boolean;
 }
 
-interface Bounds {
-  sup: Compiled;
-  sub: Compiled;
-  exact: boolean;
-}
-
-const exactly = (q: Compiled): Bounds => ({ sup: q, sub: q, exact: true });
-const loosely = (sup: Compiled, sub: Compiled = false): Bounds => ({ sup, sub, exact: false });
+type Bounds = SharedBounds<QdrantCondition>;
 
 export function and(items: readonly Compiled[]): Compiled {
   if (items.includes(false)) return false;
@@ -69,23 +63,13 @@ export function not(q: Compiled): Compiled {
   return { must_not: [q] };
 }
 
-function combine(parts: readonly Bounds[], op: (items: readonly Compiled[]) => Compiled): Bounds {
-  const sup = op(parts.map((p) => p.sup));
-  if (parts.every((p) => p.exact)) return exactly(sup);
-  const sub = op(parts.map((p) => p.sub));
-  return { sup, sub, exact: typeof sup === "boolean" && sup === sub };
-}
-
-function negate(b: Bounds): Bounds {
-  return b.exact ? exactly(not(b.sup)) : { sup: not(b.sub), sub: not(b.sup), exact: false };
-}
+const OPS: Connectives<QdrantCondition> = { and, or, not };
+const exactly = (q: Compiled): Bounds => exactlyBounds(q);
+const loosely = (sup: Compiled, sub: Compiled = false): Bounds => looselyBounds(sup, sub);
+const negate = (b: Bounds): Bounds => negateBounds(b, OPS);
 
 export function compileFilter(filter: Filter): CompiledFilter {
-  if (filter.groups.length === 0) return { condition: true, exact: true };
-  const b = combine(
-    filter.groups.map((group) => combine(group.map((clause) => combine(clause.map(condition), or)), and)),
-    or,
-  );
+  const b = compileBounds(filter, condition, OPS);
   return { condition: b.sup, exact: b.exact };
 }
 
@@ -102,17 +86,9 @@ function condition(c: Condition): Bounds {
   if (c.field.includes(".") || ((c.op === "SAMEAS" || c.op === "NSAMEAS") && c.other.includes("."))) {
     return exactly(holdsFor(c, {}));
   }
+  const positive = positiveOf(c);
+  if (positive) return negate(condition(positive));
   switch (c.op) {
-    case "!=":
-      return negate(condition({ ...c, op: "=" }));
-    case "NOT IN":
-      return negate(condition({ ...c, op: "IN" }));
-    case "NOT LIKE":
-      return negate(condition({ ...c, op: "LIKE" }));
-    case "ISNOTEMPTY":
-      return negate(condition({ ...c, op: "ISEMPTY" }));
-    case "NSAMEAS":
-      return negate(condition({ ...c, op: "SAMEAS" }));
     case "ANYTHING":
       return exactly(true);
     case "ISEMPTY":
@@ -144,6 +120,7 @@ function condition(c: Condition): Bounds {
     case "BETWEEN":
       return ranged(c.field, { gte: c.low, lte: c.high });
   }
+  throw new Error(`no Qdrant condition for ${c.op}`); // negated operators were handled above
 }
 
 const RANGE = { "<": "lt", "<=": "lte", ">": "gt", ">=": "gte" } as const;

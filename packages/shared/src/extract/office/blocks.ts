@@ -20,6 +20,17 @@ interface Table {
   cells: string[] | undefined;
 }
 
+/** The element names of a table, its rows and its cells in one format. */
+export interface TableTags {
+  table: string;
+  row: string;
+  cell: string;
+}
+
+/** WordprocessingML's and DrawingML's (DOCX, PPTX), and OpenDocument's. */
+export const OOXML_TABLE: TableTags = { table: "tbl", row: "tr", cell: "tc" };
+export const ODF_TABLE: TableTags = { table: "table", row: "table-row", cell: "table-cell" };
+
 export class Blocks {
   private readonly out: string[] = [];
   private readonly tables: Table[] = [];
@@ -59,6 +70,18 @@ export class Blocks {
     const level = Math.min(Math.max(Math.trunc(kind.heading ?? 0), 0), 6);
     if (level > 0) this.out.push(`${"#".repeat(level)} ${text.replace(/\s+/g, " ")}`);
     else this.out.push(kind.list ? `- ${text}` : text);
+  }
+
+  /**
+   * Opens a table, row or cell when `name` is the format's element for one (see TABLE_TAGS);
+   * false for any other element.
+   */
+  openTablePart(name: string, tags: TableTags): boolean {
+    if (name === tags.table) this.startTable();
+    else if (name === tags.row) this.startRow();
+    else if (name === tags.cell) this.startCell();
+    else return false;
+    return true;
   }
 
   startTable(): void {

@@ -4,7 +4,7 @@
  * Markdown heading lines; list paragraphs start with "- "; table rows are single lines.
  * Headers, footers, footnotes, comments, deleted revisions and tables of contents are left out.
  */
-import { Blocks } from "./blocks.ts";
+import { Blocks, OOXML_TABLE } from "./blocks.ts";
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
 import { attr, decodeXml, mainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
@@ -75,15 +75,8 @@ function bodyText(xml: string, styles: Map<string, Style>): string {
         case "noBreakHyphen":
           blocks.add("-");
           break;
-        case "tbl":
-          blocks.startTable();
-          break;
-        case "tr":
-          blocks.startRow();
-          break;
-        case "tc":
-          blocks.startCell();
-          break;
+        default:
+          blocks.openTablePart(name, OOXML_TABLE);
       }
     },
     close(name) {

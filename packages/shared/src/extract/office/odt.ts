@@ -3,7 +3,7 @@
  * their outline level) as Markdown heading lines, list items starting with "- ", and tables
  * one row per line. Footnotes, comments, tracked deletions and tables of contents are left out.
  */
-import { Blocks } from "./blocks.ts";
+import { Blocks, ODF_TABLE } from "./blocks.ts";
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
 import { attr, decodeXml, scanXml } from "./xml.ts";
@@ -56,15 +56,8 @@ function contentText(xml: string): string {
         case "list-item":
           list++;
           break;
-        case "table":
-          blocks.startTable();
-          break;
-        case "table-row":
-          blocks.startRow();
-          break;
-        case "table-cell":
-          blocks.startCell();
-          break;
+        default:
+          blocks.openTablePart(name, ODF_TABLE);
       }
     },
     close(name) {

@@ -4,7 +4,7 @@
  * placeholder becomes a `#` heading line; each text paragraph is a paragraph, each table row a
  * line. Slide numbers, dates and footers repeated by the layout are left out.
  */
-import { Blocks } from "./blocks.ts";
+import { Blocks, OOXML_TABLE } from "./blocks.ts";
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
 import { type Relationship, attr, decodeXml, mainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
@@ -103,16 +103,8 @@ function shapesText(xml: string, notesPage: boolean): string {
         case "br":
           blocks.add("\n");
           break;
-        case "tbl":
-          blocks.startTable();
-          tableDepth++;
-          break;
-        case "tr":
-          blocks.startRow();
-          break;
-        case "tc":
-          blocks.startCell();
-          break;
+        default:
+          if (blocks.openTablePart(name, OOXML_TABLE) && name === OOXML_TABLE.table) tableDepth++;
       }
     },
     close(name) {
