@@ -24,7 +24,8 @@ COPY packages/api/package.json packages/api/
 # The pnpm release named by package.json's packageManager field (or --build-arg PNPM_VERSION),
 # so the lockfile is read by the version that wrote it. better-sqlite3 ships prebuilt binaries
 # (glibc and musl, x64 and arm64) and pnpm-workspace.yaml skips build scripts: nothing here
-# needs a compiler.
+# needs a compiler. @lancedb/lancedb's binaries come in per-platform packages, and the lockfile
+# records the linux-x64 ones (glibc and musl) only: build this image for linux/amd64.
 ARG PNPM_VERSION=
 RUN version="${PNPM_VERSION:-$(node -p 'require("./package.json").packageManager.split("@")[1].split("+")[0]')}" \
  && npm install --global --no-audit --no-fund --loglevel=error "pnpm@${version}"
