@@ -56,8 +56,8 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   // checked after, fetching deeper until k pass: the same answer (a chunk's BM25 score does not
   // depend on the filter), without handing the full-text search an allow-list of nearly every
   // row, which keeps it from pruning (measured: 17 instead of 135 searches/s at 100,000 rows).
-  const scopeOnly = compiled.where === null;
-  const where = scopeOnly ? null : asWhere(and([inCollections(request.collections), compiled.where ?? true]));
+  let scopeOnly = compiled.where === null;
+  let where = scopeOnly ? null : asWhere(and([inCollections(request.collections), compiled.where ?? true]));
   if (where === "false") return [];
   const inScope = new Set(request.collections);
   const terms = queryTerms(request.query);
@@ -83,12 +83,20 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   const keep = (row: ChunkRow) => inScope.has(row.collection) && (compiled.exact || evaluate(request.filter, JSON.parse(row.metadata) as Metadata));
   // Exact in the engine: one round. Otherwise rows are checked here, and more are fetched
   // until `want` pass or none are left.
-  const exact = compiled.exact && !scopeOnly;
+  let exact = compiled.exact && !scopeOnly;
   let kept: ChunkRow[][];
   for (let limit = exact ? want : scopeOnly ? 2 * want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
     const lists = await Promise.all(rankers.map((rank) => rank(limit)));
     kept = lists.map((l) => l.filter(keep).slice(0, want));
     if (exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
+    if (scopeOnly && limit >= 8 * want) {
+      // The collections hold few of the best matches (a small collection in a large table):
+      // let the engine filter them first after all, in one more, exact round.
+      where = asWhere(inCollections(request.collections));
+      scopeOnly = false;
+      exact = compiled.exact;
+      limit = exact ? want / 4 : limit;
+    }
   }
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
   return reciprocalRankFusion(kept, (row) => row.id).slice(0, k).map(({ item, score }) => hitOf(item, score));

@@ -138,6 +138,16 @@ describe("LanceSearchIndex", () => {
     }
   });
 
+  it("finds a small collection's matches among many better ones of a large collection", async () => {
+    const index = make({ dir: tempDir() });
+    const big = Array.from({ length: 300 }, (_, i) => whole(doc(`b${i}`, `shearwater shearwater shearwater ${i}`, 1, "big")));
+    await index.indexDocuments([...big, whole(doc("s1", "one shearwater among many words here", 1, "small")), whole(doc("s2", "a shearwater too", 1, "small"))]);
+    const hits = await index.search({ query: "shearwater", collections: ["small"], filter: all, k: 5 });
+    expect(hits.map((h) => h.docId).sort()).toEqual(["s1", "s2"]);
+    const both = await index.search({ query: "shearwater", collections: ["small", "big"], filter: all, k: 3 });
+    expect(both.every((h) => h.collection === "big")).toBe(true);
+  });
+
   it("checks vector dimensions, and keeps none when there are none", async () => {
     const dir = tempDir();
     const plain = make({ dir, dimensions: null });
