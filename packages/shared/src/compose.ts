@@ -85,6 +85,7 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     config.index.kind === "lancedb"
       ? new LanceSearchIndex({
           dir: config.index.dir,
+          cacheBytes: config.index.cacheBytes,
           dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null,
           logger: logger.child({ component: "index" }),
           // The writers maintain the index; an API with its own worker thread leaves it to the thread.

@@ -49,6 +49,7 @@ const envSchema = z.object({
   QUEUE: z.enum(["local", "bullmq"]).default("local"),
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
   INDEX: z.enum(["lancedb", "qdrant"]).default("lancedb"),
+  LANCEDB_CACHE_MB: int(16, 65536).default(256),
   EMBEDDER: z.enum(["none", "openai"]).default("none"),
   CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
   CHUNK_TOKENS: int(32, 8192).default(DEFAULT_CHUNK_TOKENS),
@@ -132,7 +133,7 @@ export function loadConfig(env: Env) {
     },
     qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
     catalog: { kind: e.CATALOG, file: path.join(dataDir, "catalog.sqlite"), redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX },
-    index: { kind: e.INDEX, dir: path.join(dataDir, "index") },
+    index: { kind: e.INDEX, dir: path.join(dataDir, "index"), cacheBytes: e.LANCEDB_CACHE_MB * 1024 * 1024 },
     embedder: {
       kind: e.EMBEDDER,
       cacheFile: path.join(dataDir, "embeddings.sqlite"),

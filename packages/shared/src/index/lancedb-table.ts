@@ -3,7 +3,7 @@
  * host that opens the same directory. Reads check for newer versions on every query
  * (`readConsistencyInterval: 0`), so what another process committed is seen at once.
  */
-import { connect, Index, type Connection, type Table } from "@lancedb/lancedb";
+import { connect, Index, Session, type Connection, type Table } from "@lancedb/lancedb";
 import { setTimeout } from "node:timers/promises";
 import { FixedSizeList } from "apache-arrow";
 import { TABLE_NAME, tableSchema } from "./lancedb-rows.ts";
@@ -32,8 +32,13 @@ const INDEXES: [string, () => Index][] = [
   ["m_created", () => Index.btree()],
 ];
 
-export async function openChunkTable(dir: string, dimensions: number | null): Promise<OpenTable> {
-  const db = await connect(dir, { readConsistencyInterval: 0 });
+/**
+ * `cacheBytes` bounds the connection's caches (LanceDB's defaults are 6 GB of index data and
+ * 1 GB of file metadata): three quarters for index data, the rest for metadata.
+ */
+export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
+  const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
+  const db = await connect(dir, { readConsistencyInterval: 0 }, session);
   const table = await openOrCreate(db, dimensions);
   await ensureIndexes(table);
   const vectorField = (await table.schema()).fields.find((f) => f.name === "vector");

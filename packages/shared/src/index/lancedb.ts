@@ -28,6 +28,8 @@ export interface LanceIndexOptions {
    * worker thread): then no other writer can race a version check, and that check is skipped.
    */
   soleWriter?: boolean;
+  /** Memory for LanceDB's caches of index data and file metadata (default 256 MiB). */
+  cacheBytes?: number;
 }
 
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
@@ -69,8 +71,9 @@ export class LanceSearchIndex implements SearchIndex {
       maintainAfterRows: options.maintainAfterRows ?? 20_000,
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
       soleWriter: options.soleWriter ?? false,
+      cacheBytes: options.cacheBytes ?? 256 * 1024 * 1024,
     };
-    this.#opened = openChunkTable(options.dir, options.dimensions);
+    this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes);
     this.#opened.catch(() => {}); // reported by the first call that awaits it
     if (this.#options.maintainEveryMs > 0) {
       this.#timer = setInterval(() => void this.#maintainIfDue(true), this.#options.maintainEveryMs);
