@@ -5,7 +5,8 @@
  * so extraction, chunking and index writes run beside the HTTP event loop, not inside it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { setPriority } from "node:os";
+import { getPriority, setPriority } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { createLogger, createServices, type Config } from "@docstore/shared";
 import { runWorker } from "./index.ts";
 
@@ -22,18 +23,42 @@ try {
   logger.warn({ err }, "could not lower the worker thread's priority");
 }
 
+// LanceDB does its work on native threads of its own (`lance-cpu`, `tokio-rt-worker`), made
+// by whichever thread opened it first and shared by the whole process: they get the same lower
+// priority, or indexing would take the CPU from the HTTP thread during a burst of loads. (Its
+// searches run there too: under such a burst they wait for the HTTP thread, as indexing does.)
+const lowerNativeThreads = () => {
+  let tasks: string[];
+  try {
+    tasks = readdirSync("/proc/self/task");
+  } catch {
+    return; // not Linux: nothing to do
+  }
+  for (const tid of tasks) {
+    try {
+      if (!/^(lance-|tokio-rt)/.test(readFileSync(`/proc/self/task/${tid}/comm`, "utf8"))) continue;
+      if (getPriority(Number(tid)) < 10) setPriority(Number(tid), 10);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+};
+
 const services = createServices(config, logger, {
   role: "embedded-worker",
   port,
   dropped: (queue) => port.postMessage({ dropped: queue }),
 });
 const worker = runWorker(config, services, logger);
+lowerNativeThreads();
+const renice = setInterval(lowerNativeThreads, 5_000);
 
 port.on("message", (message: unknown) => {
   if (message === "wake") {
     services.queue.wake();
   } else if (message === "stop") {
     void (async () => {
+      clearInterval(renice);
       await worker.stop();
       await services.close();
       port.postMessage("stopped");
