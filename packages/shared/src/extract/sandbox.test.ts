@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
+import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox, type SandboxOptions } from "./sandbox.ts";
 import { ExtractionError } from "../errors.ts";
 
@@ -105,6 +106,13 @@ describe("extraction sandbox", () => {
     expect(whole.byteLength).toBe(0); // detached: it moved to the worker
     expect((await box.extract(view, "t")).text).toBe("t: copied");
     expect(new TextDecoder().decode(big)).toBe("xxcopiedxx");
+  });
+
+  it("copies bytes whose buffer cannot be moved, such as zlib's output", async () => {
+    const box = sandbox();
+    const inflated = inflateRawSync(deflateRawSync(Buffer.from("inflated text")));
+    expect((await box.extract(inflated, "t")).text).toBe("t: inflated text");
+    expect(Buffer.from(inflated).toString()).toBe("inflated text");
   });
 
   it("fails queued and running documents on close, and refuses new ones", async () => {

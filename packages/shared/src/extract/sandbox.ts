@@ -110,8 +110,14 @@ export function createExtractionSandbox(options: SandboxOptions): ExtractionSand
       retire(slot, new ExtractionError(`extraction timed out after ${options.timeoutMs} ms`));
     }, options.timeoutMs);
     const { bytes, transfer } = transferable(job.bytes);
-    const request: WorkerRequest = { id: job.id, bytes, type: job.type };
-    slot.worker.postMessage(request, transfer);
+    try {
+      slot.worker.postMessage({ id: job.id, bytes, type: job.type } satisfies WorkerRequest, transfer);
+    } catch {
+      // Some buffers cannot be moved though nothing marks them (zlib's output, allocated
+      // natively, for one): send a copy, which always can.
+      const copy = new Uint8Array(job.bytes); // a copy (a Buffer's slice() would be a view)
+      slot.worker.postMessage({ id: job.id, bytes: copy, type: job.type } satisfies WorkerRequest, [copy.buffer]);
+    }
   }
 
   function finish(slot: Slot, reply: WorkerReply): void {
@@ -161,7 +167,7 @@ function transferable(bytes: Uint8Array): { bytes: Uint8Array; transfer: ArrayBu
   const buffer = bytes.buffer;
   const whole = bytes.byteOffset === 0 && bytes.byteLength === buffer.byteLength;
   if (buffer instanceof ArrayBuffer && whole && !isMarkedAsUntransferable(buffer)) return { bytes, transfer: [buffer] };
-  const copy = bytes.slice();
+  const copy = new Uint8Array(bytes); // a copy (a Buffer's slice() would be a view)
   return { bytes: copy, transfer: [copy.buffer] };
 }
 
