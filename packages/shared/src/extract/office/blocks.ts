@@ -84,6 +84,14 @@ export class Blocks {
     return true;
   }
 
+  /** Ends a row or a table when `name` is the format's element for one; false for any other element. */
+  closeTablePart(name: string, tags: TableTags): boolean {
+    if (name === tags.row) this.endRow();
+    else if (name === tags.table) this.endTable();
+    else return false;
+    return true;
+  }
+
   startTable(): void {
     this.tables.push({ rows: [], cells: undefined });
   }

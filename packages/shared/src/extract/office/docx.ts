@@ -95,12 +95,8 @@ function bodyText(xml: string, styles: Map<string, Style>): string {
           blocks.endParagraph({ heading: headingLevel(style, outline, styles), list, drop: toc });
           break;
         }
-        case "tr":
-          blocks.endRow();
-          break;
-        case "tbl":
-          blocks.endTable();
-          break;
+        default:
+          blocks.closeTablePart(name, OOXML_TABLE);
       }
     },
     wantText: () => inText && skip === 0,

@@ -72,12 +72,8 @@ function contentText(xml: string): string {
         case "list-item":
           list--;
           break;
-        case "table-row":
-          blocks.endRow();
-          break;
-        case "table":
-          blocks.endTable();
-          break;
+        default:
+          blocks.closeTablePart(name, ODF_TABLE);
       }
     },
     wantText: () => skip === 0 && blocks.paragraphDepth > 0,

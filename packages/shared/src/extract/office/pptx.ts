@@ -120,13 +120,8 @@ function shapesText(xml: string, notesPage: boolean): string {
         case "t":
           inText = false;
           break;
-        case "tr":
-          blocks.endRow();
-          break;
-        case "tbl":
-          blocks.endTable();
-          tableDepth--;
-          break;
+        default:
+          if (blocks.closeTablePart(name, OOXML_TABLE) && name === OOXML_TABLE.table) tableDepth--;
       }
     },
     wantText: () => inText && skip === 0 && shape !== "ignored",
