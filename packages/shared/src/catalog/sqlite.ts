@@ -96,11 +96,13 @@ export class SqliteCatalog implements Catalog {
       delete: db.prepare<[string, string], Row>(`DELETE FROM documents WHERE collection = ? AND doc_id = ? RETURNING ${COLUMNS}`),
       deleteDocs: db.prepare("DELETE FROM documents WHERE collection = ?"),
       deleteCollection: db.prepare("DELETE FROM collections WHERE name = ?"),
+      deleteCounts: db.prepare("DELETE FROM collection_counts WHERE collection = ?"),
       exists: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM collections WHERE name = ?"),
       collections: db.prepare<[], CollectionStats>(
-        `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
-           coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
-         FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
+        `SELECT c.name AS name, coalesce(sum(k.n), 0) AS documents, coalesce(sum(k.n) FILTER (WHERE k.status = 'ready'), 0) AS ready,
+           coalesce(sum(k.n) FILTER (WHERE k.status IN ('queued', 'processing')), 0) AS pending,
+           coalesce(sum(k.n) FILTER (WHERE k.status = 'failed'), 0) AS failed
+         FROM collections c LEFT JOIN collection_counts k ON k.collection = c.name GROUP BY c.name ORDER BY c.name`,
       ),
       list: db.prepare<[string, string, number], Row>(
         `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,
@@ -184,6 +186,7 @@ export class SqliteCatalog implements Catalog {
     return this.#db.transaction(() => {
       const removed = this.#stmt.deleteDocs.run(collection).changes;
       this.#stmt.deleteCollection.run(collection);
+      this.#stmt.deleteCounts.run(collection);
       return removed;
     }).immediate();
   }
