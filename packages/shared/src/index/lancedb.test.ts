@@ -196,6 +196,23 @@ describe("LanceSearchIndex", () => {
     }
   });
 
+  it("as the sole writer, appends new documents and still replaces every one it holds, from before a restart too", async () => {
+    const dir = tempDir();
+    const rowsOf = async () =>
+      (await (await (await connect(dir)).openTable("chunks")).query().select(["doc_id", "version", "text"]).toArray()).map((r) => `${r.doc_id}@${r.version}:${r.text}`).sort();
+    const first = make({ dir, soleWriter: true });
+    await first.indexDocuments([whole(doc("kept", "crane one")), whole(doc("again", "crane two"))]);
+    // The same version once more (a job run twice, or a document deleted and loaded anew).
+    await first.indexDocuments([whole(doc("again", "crane two, second run"))]);
+    await first.close();
+    const second = make({ dir, soleWriter: true });
+    await second.indexDocuments([whole(doc("kept", "crane one, after restart")), whole(doc("new", "crane three"))]);
+    await second.indexDocuments([whole(doc("again", "crane two, version 2", 2))]);
+    await second.deleteDocument("c", "new");
+    await second.indexDocuments([whole(doc("new", "crane three, loaded again"))]);
+    expect(await rowsOf()).toEqual(["again@2:crane two, version 2", "kept@1:crane one, after restart", "new@1:crane three, loaded again"]);
+  });
+
   it("finishes an inexact filter with the evaluator, fetching deeper until k pass", async () => {
     const index = make({ dir: tempDir() });
     // The two matches rank last by BM25, below a first round of candidates.

@@ -63,6 +63,13 @@ export class LanceSearchIndex implements SearchIndex {
   #lastCommit = 0;
   #maintaining: Promise<unknown> | null = null;
   #timer: NodeJS.Timeout | null = null;
+  /**
+   * A sole writer's record of every document the table may hold: hashes of their keys, read
+   * from the table once, then added before each write (deletes leave them: a superset). A
+   * document whose hash is absent is surely new, and skips the version lookup, which costs more
+   * than the append itself once many rows wait for maintenance (they are scanned, not looked up).
+   */
+  #held: Promise<Set<number>> | null = null;
 
   constructor(options: LanceIndexOptions) {
     this.#options = {
@@ -119,7 +126,8 @@ export class LanceSearchIndex implements SearchIndex {
     const { vectorSize } = await this.#opened;
     for (const { chunks } of items) for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
     return this.#serial(async (table) => {
-      const current = await this.#versions(table, items.map((i) => i.doc));
+      const held = this.#options.soleWriter ? await this.#heldKeys(table) : null;
+      const current = await this.#versions(table, items.map((i) => i.doc).filter((d) => held === null || held.has(keyHash(d))));
       const indexed = new Set(current.keys());
       // As if applied one by one: an item older than what is indexed, or than an earlier item
       // of the batch, is ignored; the last accepted item of each document is the one written.
@@ -133,6 +141,7 @@ export class LanceSearchIndex implements SearchIndex {
       });
       if (latest.size === 0) return accepted;
       const chosen = [...latest.values()];
+      for (const { doc } of chosen) held?.add(keyHash(doc));
       const writer = randomUUID();
       // A sole writer appends the documents the index does not hold yet, one commit for all of
       // them: cheap, and each appears whole. Where other writers may append the same document at
@@ -194,8 +203,23 @@ export class LanceSearchIndex implements SearchIndex {
     }
   }
 
+  #heldKeys(table: Table): Promise<Set<number>> {
+    this.#held ??= (async () => {
+      const held = new Set<number>();
+      for await (const batch of table.query().where("head = true").select(["collection", "doc_id"])) {
+        const collections = batch.getChild("collection")!;
+        const docIds = batch.getChild("doc_id")!;
+        for (let i = 0; i < batch.numRows; i++) held.add(keyHash({ collection: collections.get(i) as string, docId: docIds.get(i) as string }));
+      }
+      return held;
+    })();
+    this.#held.catch(() => (this.#held = null)); // read again by the next write
+    return this.#held;
+  }
+
   /** The indexed version of each of these documents that has one, read from their head rows. */
   async #versions(table: Table, docs: Key[]): Promise<Map<string, number>> {
+    if (docs.length === 0) return new Map();
     // A head row is chunk 0, or the placeholder -1 of a document without chunks: exact lookups
     // in the id's B-tree, cheaper than matching the documents' other rows too.
     const ids = docs.flatMap((d) => [chunkId(d.collection, d.docId, 0), chunkId(d.collection, d.docId, -1)]);
@@ -297,6 +321,18 @@ export class LanceSearchIndex implements SearchIndex {
     opened?.table.close();
     opened?.db.close();
   }
+}
+
+/** FNV-1a of a document's key, in 31 bits (a small integer to V8). Two keys may share a hash: that only costs a lookup. */
+function keyHash({ collection, docId }: Key): number {
+  let h = 0x811c9dc5;
+  const mix = (s: string) => {
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  };
+  mix(collection);
+  h = Math.imul(h ^ 0x1f, 0x01000193);
+  mix(docId);
+  return h >>> 1;
 }
 
 function sqlValue(v: unknown): string {
