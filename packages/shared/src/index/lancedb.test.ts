@@ -105,6 +105,29 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "late", collections: ["c"], filter: all, k: 5 })).toHaveLength(1);
   });
 
+  it("keeps every write made while maintenance runs: appends, replacements and deletes", async () => {
+    for (const soleWriter of [true, false]) {
+      const dir = tempDir();
+      const index = make({ dir, keepVersionsMs: 0, soleWriter });
+      for (let i = 0; i < 30; i++) await index.indexDocuments([whole(doc(`d${i}`, `plover ${i}`))]);
+      const writes = (async () => {
+        for (let i = 0; i < 10; i++) {
+          await index.indexDocuments([whole(doc(`n${i}`, `plover new ${i}`)), whole(doc(`d${i}`, `plover replaced ${i}`, 2))]);
+          await index.deleteDocument("c", `d${10 + i}`);
+        }
+      })();
+      await Promise.all([index.maintain(), index.maintain().then(() => index.maintain()), writes]);
+      await index.maintain();
+      const hits = await index.search({ query: "plover", collections: ["c"], filter: all, k: 100 });
+      const expected = [
+        ...Array.from({ length: 10 }, (_, i) => `d${i}:plover replaced ${i}`),
+        ...Array.from({ length: 10 }, (_, i) => `d${20 + i}:plover ${20 + i}`),
+        ...Array.from({ length: 10 }, (_, i) => `n${i}:plover new ${i}`),
+      ];
+      expect(hits.map((h) => `${h.docId}:${h.text}`).sort()).toEqual(expected.sort());
+    }
+  });
+
   it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });

@@ -53,6 +53,7 @@ export class LanceSearchIndex implements SearchIndex {
   readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
   readonly #opened: Promise<OpenTable>;
   #queue: Promise<unknown> = Promise.resolve();
+  #maintenanceQueue: Promise<unknown> = Promise.resolve();
   /** Commits since the last maintenance, and the rows they wrote. */
   #commits = 0;
   #rows = 0;
@@ -272,23 +273,39 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   /**
-   * Compacts fragments, brings the indexes up to date and removes old versions. Queries go on
-   * meanwhile (they read a committed version); this instance's writes wait for it. Its cost
-   * grows with the table (measured: 1.3 s at 20,000 rows, 4.7 s at 200,000), so the rows
-   * written before the next run grow with it too (`#nextAfterRows`).
+   * Compacts fragments, brings the indexes up to date and removes old versions. Queries and
+   * writes go on meanwhile: appends commit beside it (measured: five appends of 500 rows done in
+   * 0.4 s while a run over 100,000 rows took 12 s); a write whose commit conflicts with its
+   * compaction runs again (see #serial), and so does the run (see #maintain). Its cost grows with the table (1.3 s at 20,000 rows,
+   * 4.7 s at 200,000), so the rows written before the next run grow with it too (`#nextAfterRows`).
    */
   maintain(): Promise<OptimizeStats> {
-    return this.#serial(async (table) => {
-      const wrote = this.#commits > 0;
-      this.#commits = 0;
-      this.#rows = 0;
-      const stats = await table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
-      // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
-      this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
-      // A run costs in proportion to the table: the next one waits for half as many rows again.
-      this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await table.countRows()) / 2));
-      return stats;
-    });
+    // One run at a time: two would conflict with each other.
+    const run = this.#maintenanceQueue.then(() => this.#maintain());
+    this.#maintenanceQueue = run.catch(() => {});
+    return run;
+  }
+
+  async #maintain(): Promise<OptimizeStats> {
+    const wrote = this.#commits > 0;
+    this.#commits = 0;
+    this.#rows = 0;
+    const optimize = (table: Table) => table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
+    let stats: OptimizeStats | undefined;
+    // Beside the writes first; a replacement or delete that touched the fragments it compacts
+    // makes its commit fail, and after two such failures it runs between this instance's writes.
+    for (let attempt = 1; stats === undefined; attempt++) {
+      try {
+        stats = attempt <= 2 ? await optimize(await this.#table()) : await this.#serial(optimize);
+      } catch (err) {
+        if (attempt > 2 || !isCommitConflict(err)) throw err;
+      }
+    }
+    // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
+    this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
+    // A run costs in proportion to the table: the next one waits for half as many rows again.
+    this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await (await this.#table()).countRows()) / 2));
+    return stats;
   }
 
   async #maintainIfDue(timer: boolean): Promise<void> {
