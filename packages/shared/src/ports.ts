@@ -79,6 +79,12 @@ export interface Catalog {
   deleteCollection(collection: string): Promise<number>;
   collectionExists(collection: string): Promise<boolean>;
   listCollections(): Promise<CollectionStats[]>;
+  /**
+   * Every metadata key that a document of these collections has been loaded with since the
+   * collection was made: a superset of the keys present now (deletes and replacements remove
+   * none), so a key missing from it is on no document. One cheap read, for filter warnings.
+   */
+  metadataFields(collections: readonly string[]): Promise<Set<string>>;
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -38,6 +38,18 @@ CREATE TABLE IF NOT EXISTS documents (
 -- written exactly as the claim query's WHERE for SQLite to use a partial index.
 DROP INDEX IF EXISTS documents_pending;
 CREATE INDEX IF NOT EXISTS documents_queued ON documents (queued_seq) WHERE status = 'queued';
+
+-- Every metadata key a document of the collection has been loaded with: a superset of the keys
+-- present now (a delete or a replacement removes none), dropped with the collection. Filled
+-- from the documents once, for a catalog made before this table.
+CREATE TABLE IF NOT EXISTS collection_fields (
+  collection TEXT NOT NULL,
+  field TEXT NOT NULL,
+  PRIMARY KEY (collection, field)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO collection_fields (collection, field)
+  SELECT d.collection, j.key FROM documents d, json_each(d.metadata) j
+  WHERE NOT EXISTS (SELECT 1 FROM collection_fields);
 `;
 
 export interface OpenOptions {
