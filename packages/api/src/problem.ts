@@ -9,6 +9,7 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   forbidden: { status: 403, title: "Forbidden" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
+  too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
 };

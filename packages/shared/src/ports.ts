@@ -150,6 +150,13 @@ export interface FindRequest {
   offset: number;
 }
 
+export interface ScanRequest {
+  collections: string[];
+  filter: Filter;
+  /** Documents per batch handed out. */
+  batch: number;
+}
+
 /** The searchable side: chunks with their document's metadata. */
 export interface SearchIndex {
   /**
@@ -170,6 +177,12 @@ export interface SearchIndex {
   search(request: SearchRequest): Promise<SearchHit[]>;
   /** Documents matching a filter, in the filter's ORDERBY order (then by collection and id). */
   findDocuments(request: FindRequest): Promise<IndexedDocument[]>;
+  /**
+   * Every document findDocuments would return, in the same order, `batch` at a time, for an
+   * answer streamed whole: the texts of the next batch are read only when it is asked for.
+   * A batch may be empty or short (a document deleted meanwhile is left out).
+   */
+  scanDocuments(request: ScanRequest): AsyncIterable<IndexedDocument[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
