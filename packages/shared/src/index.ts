@@ -15,6 +15,8 @@ export {
   FilterSyntaxError,
   ForbiddenError,
   NotFoundError,
+  TooLargeError,
+  UnsupportedMediaTypeError,
   UnauthorizedError,
   type ErrorKind,
 } from "./errors.ts";
@@ -41,3 +43,5 @@ export { joinSections, type Extracted } from "./extract/types.ts";
 export { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox } from "./extract/sandbox.ts";
 export { chunkText } from "./chunk/chunk.ts";
 export { citeChunks } from "./chunk/citations.ts";
+export { filterTypos } from "./filter/typos.ts";
+export { closestName } from "./domain/suggest.ts";
