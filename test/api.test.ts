@@ -182,8 +182,8 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       for (let i = 0; i < 5; i++) await loadText(c, `shared term zebra number ${i}`);
       const two = await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: c, k: 2 } });
       expect(two.body.results).toHaveLength(2);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /k: k must be at least 1/);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /k: must be at most 100/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "0"$/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "101"$/);
       expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { k: 3 } }), 400, /query/);
       expectProblem(
         await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: "no-such-collection" } }),
