@@ -18,8 +18,13 @@ function namesOf(route: Route) {
   return { query, body };
 }
 
-/** Refuses what the route would not read: unknown query parameters, body fields or form fields. */
+/**
+ * Refuses what an operation would not read: unknown query parameters, body fields or form
+ * fields. The probes and the description (no scope) stay lenient: a probe or a browser may add
+ * a parameter of its own.
+ */
 function refuseUnread(route: Route, req: Request) {
+  if (!route.scope) return;
   const names = namesOf(route);
   const bodyOnly = names.body.filter((n) => !names.query.includes(n));
   refuseUnknownKeys(req.query, names.query, "query parameter", { names: bodyOnly, place: "field of the JSON body" });
