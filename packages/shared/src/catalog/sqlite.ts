@@ -57,6 +57,11 @@ export class SqliteCatalog implements Catalog {
     this.#commit = commit;
     this.#stmt = {
       addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
+      addFields: db.prepare<[string, string]>("INSERT OR IGNORE INTO collection_fields (collection, field) SELECT ?, key FROM json_each(?)"),
+      fields: db.prepare<[string], { field: string }>(
+        "SELECT DISTINCT field FROM collection_fields WHERE collection IN (SELECT value FROM json_each(?))",
+      ),
+      deleteFields: db.prepare("DELETE FROM collection_fields WHERE collection = ?"),
       get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id = ?`),
       insert: db.prepare(
         `INSERT INTO documents (collection, doc_id, version, job_id, status, metadata, filename, content_type,
@@ -116,7 +121,9 @@ export class SqliteCatalog implements Catalog {
       const now = new Date().toISOString();
       this.#stmt.addCollection.run(doc.collection, now);
       const before = this.#stmt.get.get(doc.collection, doc.docId);
-      const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq: Date.now(), now }) as {
+      const metadata = JSON.stringify(doc.metadata);
+      this.#stmt.addFields.run(doc.collection, metadata);
+      const row = this.#stmt.insert.get({ ...doc, metadata, seq: Date.now(), now }) as {
         version: number;
         created_at: string;
       };
@@ -131,7 +138,7 @@ export class SqliteCatalog implements Catalog {
         this.#stmt.restore.run({ ...previous, metadata: JSON.stringify(previous.metadata), newVersion: record.version });
       } else {
         this.#stmt.unaccept.run(record.collection, record.docId, record.version);
-        this.#stmt.dropIfEmpty.run(record.collection, record.collection);
+        if (this.#stmt.dropIfEmpty.run(record.collection, record.collection).changes > 0) this.#stmt.deleteFields.run(record.collection);
       }
     });
   }
@@ -187,12 +194,17 @@ export class SqliteCatalog implements Catalog {
       const removed = this.#stmt.deleteDocs.run(collection).changes;
       this.#stmt.deleteCollection.run(collection);
       this.#stmt.deleteCounts.run(collection);
+      this.#stmt.deleteFields.run(collection);
       return removed;
     }).immediate();
   }
 
   async collectionExists(collection: string) {
     return this.#stmt.exists.get(collection) !== undefined;
+  }
+
+  async metadataFields(collections: readonly string[]) {
+    return new Set(this.#stmt.fields.all(JSON.stringify(collections)).map((r) => r.field));
   }
 
   async listCollections() {

@@ -65,6 +65,18 @@ CREATE TRIGGER IF NOT EXISTS documents_counted_update AFTER UPDATE OF status, co
   INSERT INTO collection_counts (collection, status, n) VALUES (new.collection, new.status, 1)
     ON CONFLICT (collection, status) DO UPDATE SET n = n + 1;
 END;
+
+-- Every metadata key a document of the collection has been loaded with: a superset of the keys
+-- present now (a delete or a replacement removes none), dropped with the collection. Filled
+-- from the documents once, for a catalog made before this table.
+CREATE TABLE IF NOT EXISTS collection_fields (
+  collection TEXT NOT NULL,
+  field TEXT NOT NULL,
+  PRIMARY KEY (collection, field)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO collection_fields (collection, field)
+  SELECT d.collection, j.key FROM documents d, json_each(d.metadata) j
+  WHERE NOT EXISTS (SELECT 1 FROM collection_fields);
 `;
 
 export interface OpenOptions {
