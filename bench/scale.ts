@@ -8,6 +8,7 @@
  *   BENCH_ONLY=service|lancedb   one side only
  *   BENCH_SECONDS=10  least duration of each query set (each also runs the 300 queries once)
  *   KEEP=1            keep the service's DATA_DIR and the LanceDB table
+ *   BENCH_NODE_ARGS   Node options for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS...) reaches the service as it is.
  */
 import { spawn } from "node:child_process";
@@ -27,6 +28,8 @@ const opts: ScaleOptions = {
   keep: process.env.KEEP === "1",
 };
 if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
+// Stopped by a signal: exit properly, so that the service it started is stopped too.
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 if (process.env.SCALE_CHILD === "lancedb") {
   // Imported here only, so that the native library is loaded in this child alone.

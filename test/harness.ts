@@ -127,8 +127,17 @@ export function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+/** Children still running when this process exits are killed with it (a bench stopped by ^C leaves none behind). */
+const children = new Set<ChildProcess>();
+process.once("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+});
+
 async function spawnReady(script: string, env: Record<string, string>, ready: RegExp) {
-  const proc = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  // BENCH_NODE_ARGS: Node options for the service's processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
+  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(proc);
+  proc.once("exit", () => children.delete(proc));
   let output = "";
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${path.basename(script)} did not start:\n${output}`)), 20_000);
