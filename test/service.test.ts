@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { connect, createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { deleteRedisKeys, freePort, testRedisPrefix } from "@docstore/shared/testing";
@@ -47,7 +48,7 @@ function run(command: string, args: string[], env: Record<string, string | undef
 
 /** A process that must refuse to start: its exit code and everything it printed. */
 async function refused(script: string, env: Record<string, string>) {
-  const r = run(process.execPath, [script], { PATH: process.env.PATH, LOG_LEVEL: "info", ...env });
+  const r = run(process.execPath, [script], { PATH: process.env.PATH, TMPDIR: tmpdir(), LOG_LEVEL: "info", ...env });
   const { code } = await r.exited;
   return { code, output: r.output() };
 }
@@ -181,7 +182,7 @@ describe("one DATA_DIR, one embedded process", () => {
     const dataDir = tempDataDir();
     const prefix = testRedisPrefix();
     atFileEnd(async () => void (await deleteRedisKeys(REDIS_URL, `${prefix}:*`)));
-    const env = { PATH: process.env.PATH, DATA_DIR: dataDir, QUEUE: "bullmq", REDIS_URL, REDIS_PREFIX: prefix, WORKER_METRICS_PORT: "0", LOG_LEVEL: "warn" };
+    const env = { PATH: process.env.PATH, TMPDIR: tmpdir(), DATA_DIR: dataDir, QUEUE: "bullmq", REDIS_URL, REDIS_PREFIX: prefix, WORKER_METRICS_PORT: "0", LOG_LEVEL: "warn" };
     const workers = [run(process.execPath, [WORKER], env), run(process.execPath, [WORKER], env)];
     for (const w of workers) await until(async () => w.output().includes("docstore worker ready") || w.proc.exitCode !== null);
     for (const w of workers) expect(w.output()).toContain("docstore worker ready");
