@@ -45,13 +45,7 @@ server.on("error", (err) => {
 });
 server.keepAliveTimeout = 65_000;
 
-const { port } = server.address() as AddressInfo;
-const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
-const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
-logger.info({ url, dataDir: config.dataDir }, "docstore listening");
-// The one line a person (or a test harness) reads: where it is and how to get in.
-process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);
-
+// Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
@@ -61,3 +55,10 @@ onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await services.close();
   dataDir.release();
 });
+
+const { port } = server.address() as AddressInfo;
+const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
+const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
+logger.info({ url, dataDir: config.dataDir }, "docstore listening");
+// The one line a person (or a test harness) reads: where it is and how to get in.
+process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);

@@ -23,14 +23,15 @@ const server = metricsPort === 0 ? null : await orExit(NAME, () => serveMetrics(
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger, { role: "worker", dropped: metrics.dropped });
 const worker = runWorker(config, services, logger, metrics);
-const address = server?.address();
-const metricsAt = address && typeof address === "object" ? `, metrics on port ${address.port}` : "";
-logger.info({ concurrency: config.queue.concurrency, metrics: server ? address : null }, "worker started");
-process.stdout.write(`docstore worker ready (concurrency ${config.queue.concurrency}${metricsAt})\n`);
-
+// Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   server?.close();
   await worker.stop();
   await services.close();
   dataDir.release();
 });
+
+const address = server?.address();
+const metricsAt = address && typeof address === "object" ? `, metrics on port ${address.port}` : "";
+logger.info({ concurrency: config.queue.concurrency, metrics: server ? address : null }, "worker started");
+process.stdout.write(`docstore worker ready (concurrency ${config.queue.concurrency}${metricsAt})\n`);
