@@ -9,6 +9,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { corsHandler, securityHeaders } from "./security.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -18,6 +19,7 @@ export function createApp(ctx: AppContext): Express {
   app.set("query parser", "simple");
   // Responses are fresh JSON every time; hashing each one for an ETag buys clients nothing.
   app.set("etag", false);
+  app.use(securityHeaders());
 
   // A request id on every log line and in every error body. The request's logger is made on
   // first use: most requests log nothing at the default level.
@@ -38,6 +40,9 @@ export function createApp(ctx: AppContext): Express {
     }
     next();
   });
+  // Before the metrics: a preflight is answered here and counted nowhere (its path is any path).
+  const cors = corsHandler(ctx.config.http.corsOrigins);
+  if (cors) app.use(cors);
   const metrics = createMetrics(ctx);
   app.use(metrics.count);
 

@@ -1,14 +1,25 @@
 /**
- * The composition root: reads the environment once, builds the adapters it names, starts the
- * in-process worker (embedded mode) and the HTTP server, and shuts all of it down in order.
+ * The composition root: reads the environment once, claims DATA_DIR and the port, builds the
+ * adapters it names, starts the in-process worker (embedded mode) and the HTTP server, and
+ * shuts all of it down in order.
  */
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { configOrExit, createLogger, createServices, onShutdown } from "@docstore/shared";
+import { claimDataDir, configOrExit, createLogger, createServices, listen, onShutdown, orExit } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
-const config = configOrExit("docstore", process.env);
+const NAME = "docstore";
+const config = configOrExit(NAME, process.env);
+
+// Before anything is opened: a DATA_DIR that cannot be used or is another process's, a port in
+// use or a HOST that is not here ends the start with one line and exit code 2. The embedded mode
+// needs DATA_DIR to itself; the distributed mode's processes may share one (data-dir.ts).
+const dataDir = orExit(NAME, () => claimDataDir(config.dataDir, config.queue.kind === "local" ? "exclusive" : "shared"));
+const server = createServer();
+await orExit(NAME, () => listen(server, config.http.port, config.http.host, "PORT"));
+
 const logger = createLogger(config.logLevel);
 let worker: EmbeddedWorker | null = null;
 const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
@@ -26,20 +37,15 @@ if (!tokens) {
 if (services.localCatalog && config.queue.embeddedWorker) worker = startEmbeddedWorker(config, logger, services.localCatalog);
 
 const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens), droppedJobs: () => worker?.dropped ?? 0 });
-const server = app.listen(config.http.port, config.http.host, () => {
-  const { port } = server.address() as AddressInfo;
-  const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
-  const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
-  logger.info({ url, dataDir: config.dataDir }, "docstore listening");
-  // The one line a person (or a test harness) reads: where it is and how to get in.
-  process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);
-});
+// Attached in the same turn as the listen completed, so no request can arrive before it.
+server.on("request", app);
 server.on("error", (err) => {
-  logger.fatal({ err }, "cannot listen");
+  logger.fatal({ err }, "server failed");
   process.exit(1);
 });
 server.keepAliveTimeout = 65_000;
 
+// Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
@@ -47,4 +53,12 @@ onShutdown(logger, config.shutdownTimeoutMs, async () => {
   });
   await worker?.stop();
   await services.close();
+  dataDir.release();
 });
+
+const { port } = server.address() as AddressInfo;
+const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
+const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
+logger.info({ url, dataDir: config.dataDir }, "docstore listening");
+// The one line a person (or a test harness) reads: where it is and how to get in.
+process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);

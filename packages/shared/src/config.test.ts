@@ -15,6 +15,16 @@ describe("loadConfig", () => {
     expect(c.auth.tokens).toBeUndefined();
     expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });
     expect(c.search.maxK).toBe(100);
+    expect(c.http.corsOrigins).toEqual([]);
+  });
+
+  it("reads CORS_ORIGINS as a list of origins, or * alone", () => {
+    expect(loadConfig({ CORS_ORIGINS: " https://app.example.com ,http://localhost:5173," }).http.corsOrigins).toEqual([
+      "https://app.example.com",
+      "http://localhost:5173",
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: "https://app.example.com,*" }).http.corsOrigins).toEqual(["*"]);
+    expect(loadConfig({ CORS_ORIGINS: "" }).http.corsOrigins).toEqual([]);
   });
 
   it("parses tokens with and without scopes", () => {
@@ -36,6 +46,9 @@ describe("loadConfig", () => {
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai needs OPENAI_API_KEY/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
     [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],
+    [{ CORS_ORIGINS: "https://app.example.com/" }, /CORS_ORIGINS: "https:\/\/app\.example\.com\/" is not an origin/],
+    [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS: "app\.example\.com" is not an origin/],
+    [{ CORS_ORIGINS: "https://app.example.com/path" }, /CORS_ORIGINS: .* is not an origin/],
   ])("refuses %j, naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

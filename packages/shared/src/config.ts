@@ -37,6 +37,27 @@ const tokensSchema = z
     return tokens;
   });
 
+/** `*`, or origins (`scheme://host[:port]`, no path) that browsers may call the API from. */
+const corsOriginsSchema = z
+  .string()
+  .optional()
+  .transform((raw, ctx): string[] => {
+    const entries = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    for (const entry of entries) {
+      if (entry === "*") continue;
+      let origin: string | null = null;
+      try {
+        origin = new URL(entry).origin;
+      } catch {
+        // not a URL at all
+      }
+      if (origin !== entry) {
+        ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin: write scheme://host[:port] with no path or trailing slash, or * for any` });
+      }
+    }
+    return entries.includes("*") ? ["*"] : entries;
+  });
+
 /** Backends whose adapters exist in this version; the others are refused at start. */
 const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["lancedb", "qdrant"], EMBEDDER: ["none", "openai"] } as const;
 
@@ -46,6 +67,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_TOKENS: tokensSchema,
+  CORS_ORIGINS: corsOriginsSchema,
   QUEUE: z.enum(["local", "bullmq"]).default("local"),
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
   INDEX: z.enum(["lancedb", "qdrant"]).default("lancedb"),
@@ -115,7 +137,7 @@ export function loadConfig(env: Env) {
   return {
     dataDir,
     logLevel: e.LOG_LEVEL,
-    http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
+    http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES, corsOrigins: e.CORS_ORIGINS },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
     queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },

@@ -3,7 +3,8 @@
  * import the modules they test directly; test support is `@docstore/shared/testing`.
  */
 export { loadConfig, ALL_SCOPES, type ApiToken, type Config, type Env, type Scope } from "./config.ts";
-export { configOrExit, onShutdown } from "./lifecycle.ts";
+export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
+export { claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export { createServices, type ApiServices, type WorkerServices } from "./compose.ts";
 export {
