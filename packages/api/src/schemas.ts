@@ -8,14 +8,25 @@ import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_
 export const collectionName = z.string().regex(COLLECTION_NAME, `collection name must be ${COLLECTION_NAME_RULE}`);
 export const docId = z.string().regex(DOC_ID, `document id must be ${DOC_ID_RULE}`);
 const flag = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1" || v === "");
-const metadataObject = z.record(z.string(), z.unknown()).describe("JSON object; see the metadata rules in the README");
+const metadataObject = z
+  .record(z.string(), z.unknown())
+  .describe(
+    "JSON object. Typed fields: sys_id, status, type (strings), priority (integer), flag (boolean), created (YYYY-MM-DDThh:mm:ssZ); " +
+      "other keys [a-z_][a-z0-9_]* with a string, number, boolean or an array of those",
+  );
 /** A filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`. */
-const filter = z.string().max(8192).describe("encoded query, e.g. status=open^priority=2");
+const filter = z.string().max(8192).describe("filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`; see [the filter language](/docs/filters)");
+/** The default of `k`, the number of chunks a search returns. */
+export const DEFAULT_K = 4;
+const limit = z.coerce.number().int().min(1).max(1000).describe("page size; the answer's `next_cursor` continues the list");
+const cursor = z.string().max(512).describe("the `next_cursor` of the previous page");
 
 export const loadQuery = z.object({
-  collection_name: collectionName,
-  doc_id: docId.optional(),
-  wait: flag.optional(),
+  collection_name: collectionName.describe("the collection, made on first load"),
+  doc_id: docId.optional().describe("the document's id; default `metadata.sys_id`, else a new UUID. An existing id is replaced"),
+  wait: flag
+    .optional()
+    .describe("`true` (or `1`, or empty): answer once the document is searchable or failed (200), or after WAIT_TIMEOUT_MS with its status (202)"),
 });
 
 export const loadTextBody = z.object({
@@ -36,24 +47,32 @@ const nameList = z
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))
   .pipe(z.array(collectionName).max(100));
 
-export const searchInput = z.object({
-  query: z.string().trim().min(1, "query must not be empty").max(4096),
-  k: z.coerce.number().int().min(1, "k must be at least 1").optional(),
-  collection_names: nameList.optional(),
-  metadata: filter.optional(),
-});
+/** `maxK` is the MAX_K setting: the schema, and so the document, carry the bound in force. */
+export const searchInput = (maxK: number) =>
+  z.object({
+    query: z.string().trim().min(1, "query must not be empty").max(4096).describe("the text to search for"),
+    k: z.coerce
+      .number()
+      .int()
+      .min(1, "k must be at least 1")
+      .max(maxK, `must be at most ${maxK}`)
+      .default(DEFAULT_K)
+      .describe(`how many chunks to return, at most ${maxK} (MAX_K)`),
+    collection_names: nameList.optional().describe("collections to search, repeated or comma-separated; all when omitted"),
+    metadata: filter.optional(),
+  });
 
 export const tagInput = z.object({
   collection_name: collectionName,
   tag_info: filter.optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  cursor: z.string().max(512).optional(),
+  limit: limit.optional(),
+  cursor: cursor.optional(),
 });
 
 export const listDocumentsQuery = z.object({
   collection_name: collectionName,
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  cursor: z.string().max(512).optional(),
+  limit: limit.optional(),
+  cursor: cursor.optional(),
 });
 
 export const documentQuery = z.object({ collection_name: collectionName, id_value: docId });
@@ -130,15 +149,23 @@ export const collectionListResponse = z.object({
 export const deleteDocumentResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), doc_id: z.string() });
 export const deleteCollectionResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), documents: z.number().int() });
 
-export const problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string().optional(),
-  request_id: z.string().optional(),
-  position: z.number().int().optional().describe("0-based offset of a filter error"),
-});
+/**
+ * RFC 9457 problem details, as problem.ts sends them. Open, as the RFC wants (clients ignore
+ * members they do not know), but every member docstore sends is listed here: openapi.test.ts
+ * checks the bodies of the errors it provokes against this schema closed.
+ */
+export const problem = z
+  .looseObject({
+    type: z.string().describe("`about:blank`: the status and title say what kind of problem it is"),
+    title: z.string().describe("the status's standard phrase"),
+    status: z.number().int().min(400).max(599).describe("the HTTP status, repeated"),
+    detail: z.string().describe("what was wrong with this request, and what is accepted"),
+    instance: z.string().optional().describe("the path of the request; absent when the request could not be read"),
+    request_id: z.string().describe("also the X-Request-Id header; quote it when asking about a failure"),
+    position: z.number().int().min(0).optional().describe("0-based offset of a filter error in the filter string"),
+    media_type: z.string().optional().describe("the detected media type of an upload refused with 415"),
+  })
+  .describe("RFC 9457 problem details");
 
 /** Validates and reports the first problems precisely: `collection_name: collection name must be ...`. */
 export function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {

@@ -3,7 +3,6 @@ import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
 import { contentResponse, searchInput, searchResponse, tagInput } from "../schemas.ts";
 
-const DEFAULT_K = 4;
 const DEFAULT_PAGE = 100;
 
 function filterOf(text: string | undefined, field: string): Filter {
@@ -27,9 +26,9 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
 
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
-  const relevant = async ({ query: q, res }: Input<typeof searchInput, undefined, undefined>) => {
-    const k = q.k ?? DEFAULT_K;
-    if (k > ctx.config.search.maxK) throw new BadRequestError(`k: must be at most ${ctx.config.search.maxK}`);
+  const input = searchInput(ctx.config.search.maxK);
+  const relevant = async ({ query: q, res }: Input<typeof input, undefined, undefined>) => {
+    const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
     const collections = await existing(ctx, q.collection_names);
     // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
@@ -65,45 +64,91 @@ export function searchRoutes(ctx: AppContext): Route[] {
     });
   };
 
+  const searchDocs = {
+    description:
+      "One ranked list of chunks across the collections named (all when none is): BM25" +
+      (ctx.services.embedder ? " fused with dense vectors" : "") +
+      ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST.",
+    tag: "Search",
+    problems: {
+      404: "a collection in `collection_names` does not exist",
+      ...(ctx.services.embedder ? { 502: "the embedding service refused the query" } : {}),
+    } as Record<number, string>,
+  };
+  const hit = {
+    doc_id: "INC001",
+    collection_name: "incidents",
+    chunk_index: 0,
+    text: "Database outage in the billing cluster",
+    score: 1.9,
+    metadata: { sys_id: "INC001", status: "open", priority: 1 },
+    start: 0,
+    end: 38,
+  };
+  const tagDocs = {
+    description: "`ORDERBY` / `ORDERBYDESC` in the filter set the order (then by `doc_id`). A GET may carry `tag_info` in a JSON body too.",
+    tag: "Search",
+    problems: { 404: "the collection does not exist" },
+  };
+  const tagResponse = {
+    documents: [{ doc_id: "INC001", collection_name: "incidents", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    next_cursor: null,
+  };
+
   return [
     route({
       method: "get",
       path: "/get_relevant_documents",
       summary: "Search chunks by text and metadata filter across collections",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: [],
       response: searchResponse,
+      example: {
+        query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "post",
       path: "/get_relevant_documents",
       summary: "Search (filter and collections in the JSON body)",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: ["collection_names", "metadata"],
       response: searchResponse,
+      example: {
+        query: { query: "database outage", k: 5 },
+        body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "get",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter",
+      ...tagDocs,
       scope: "read",
       query: tagInput,
       queryInBody: [],
       response: contentResponse,
+      example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
     route({
       method: "post",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter (filter in the JSON body)",
+      ...tagDocs,
       scope: "read",
       query: tagInput,
       queryInBody: ["tag_info"],
       response: contentResponse,
+      example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),
   ];
