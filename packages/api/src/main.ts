@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { configOrExit, createLogger, createServices, onShutdown } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
+import { answerClientErrors } from "./problem.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
 const config = configOrExit("docstore", process.env);
@@ -39,6 +40,7 @@ server.on("error", (err) => {
   process.exit(1);
 });
 server.keepAliveTimeout = 65_000;
+answerClientErrors(server, logger);
 
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await new Promise<void>((resolve) => {

@@ -1,5 +1,5 @@
 import type { Express, Request, RequestHandler } from "express";
-import multer from "multer";
+import multer, { MulterError } from "multer";
 import { BadRequestError } from "@docstore/shared";
 import type { AppContext } from "./context.ts";
 import { requireScope } from "./auth.ts";
@@ -34,7 +34,15 @@ export function mountRoutes(app: Express, ctx: AppContext, routes: readonly Rout
   for (const route of routes) {
     const handlers: RequestHandler[] = [];
     if (route.scope) handlers.push(requireScope(ctx.authenticate, route.scope));
-    if (route.multipart) handlers.push(upload.single(route.multipart.file));
+    if (route.multipart) {
+      const parse = upload.single(route.multipart.file);
+      // busboy's errors (a malformed part header, a form cut short) are the client's too.
+      handlers.push((req, res, next) =>
+        parse(req, res, (err?: unknown) =>
+          next(err && !(err instanceof MulterError) ? new BadRequestError(`multipart form: ${(err as Error).message}`) : err),
+        ),
+      );
+    }
     handlers.push(async (req, res) => {
       await route.handle({ ...validate(route, req), req, res });
     });
