@@ -8,7 +8,7 @@ import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { docsRoutes } from "./routes/docs.ts";
+import { docsAssets, docsRoutes } from "./routes/docs.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -44,7 +44,9 @@ export function createApp(ctx: AppContext): Express {
 
   // The one route table: what is served here is what /openapi.json describes.
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
-  mountRoutes(app, ctx, [...routes, ...docsRoutes(routes)]);
+  const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
+  mountRoutes(app, ctx, [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })]);
+  app.use("/docs/assets", docsAssets());
   app.use(notFound);
   app.use(problemHandler(ctx.logger, ctx.config.http.maxUploadBytes));
   return app;
