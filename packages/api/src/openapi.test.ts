@@ -7,7 +7,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createLogger, createServices, loadConfig, parseFilter, type ApiServices } from "@docstore/shared";
+import { createLogger, createServices, loadConfig, parseFilter, parseMetadata, type ApiServices } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator } from "./auth.ts";
@@ -110,6 +110,33 @@ describe("the OpenAPI document and the reference pages", () => {
     const undocumented = operations().filter(({ op }) => op.security && !Object.values(op.responses as Json).some((r) => r.content?.["application/json"]?.example));
     expect(undocumented.map((o) => `${o.method} ${o.path}`)).toEqual(["get /metrics"]);
     expect(checked).toBeGreaterThan(40);
+  });
+
+  it("describes metadata as the service checks it", () => {
+    const body = doc.paths["/load_text_to_collection"].post.requestBody.content["application/json"].schema;
+    const validate = ajv.compile(body.properties.metadata);
+    const samples: unknown[] = [
+      { status: "open", priority: 2, flag: true, tags: ["a", 1, true], created: "2024-05-01T10:00:00Z", note: "é" },
+      { Status: "open" },
+      { "a-b": 1 },
+      { nested: { a: 1 } },
+      { list: [[1]] },
+      { none: null },
+      { priority: 1.5 },
+      { flag: "yes" },
+      { created: "2024-05-01" },
+      { long: "x".repeat(8193) },
+      Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])),
+    ];
+    for (const metadata of samples) {
+      let accepted = true;
+      try {
+        parseMetadata(metadata);
+      } catch {
+        accepted = false;
+      }
+      expect(validate(metadata), JSON.stringify(metadata).slice(0, 80)).toBe(accepted);
+    }
   });
 
   it("states k's real bound (MAX_K) and default", () => {

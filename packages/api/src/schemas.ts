@@ -3,17 +3,13 @@
  * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
  */
 import { z } from "zod";
-import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE } from "@docstore/shared";
+import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema } from "@docstore/shared";
 
 export const collectionName = z.string().regex(COLLECTION_NAME, `collection name must be ${COLLECTION_NAME_RULE}`);
 export const docId = z.string().regex(DOC_ID, `document id must be ${DOC_ID_RULE}`);
 const flag = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1" || v === "");
-const metadataObject = z
-  .record(z.string(), z.unknown())
-  .describe(
-    "JSON object. Typed fields: sys_id, status, type (strings), priority (integer), flag (boolean), created (YYYY-MM-DDThh:mm:ssZ); " +
-      "other keys [a-z_][a-z0-9_]* with a string, number, boolean or an array of those",
-  );
+// Checked by parseMetadata in the handler; the document shows its rules.
+const metadataObject = z.record(z.string(), z.unknown()).meta(metadataJsonSchema());
 /** A filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`. */
 const filter = z.string().max(8192).describe("filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`; see [the filter language](/docs/filters)");
 /** The default of `k`, the number of chunks a search returns. */
