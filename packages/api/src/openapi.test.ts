@@ -87,7 +87,7 @@ describe("the OpenAPI document and the reference pages", () => {
   it("gives every example a schema it matches", () => {
     let checked = 0;
     const check = (schema: Json, value: unknown, where: string) => {
-      const validate = ajv.compile(schema);
+      const validate = schema.$ref === "#/components/schemas/Problem" ? problemClosed : ajv.compile(schema);
       expect(validate(value), `${where}: ${ajv.errorsText(validate.errors)}`).toBe(true);
       checked++;
     };
@@ -109,7 +109,7 @@ describe("the OpenAPI document and the reference pages", () => {
     // Every operation with a body or a JSON answer beyond the probes has one.
     const undocumented = operations().filter(({ op }) => op.security && !Object.values(op.responses as Json).some((r) => r.content?.["application/json"]?.example));
     expect(undocumented.map((o) => `${o.method} ${o.path}`)).toEqual(["get /metrics"]);
-    expect(checked).toBeGreaterThan(40);
+    expect(checked).toBeGreaterThan(100);
   });
 
   it("describes metadata as the service checks it", () => {

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { COLLECTION_NAME_RULE } from "@docstore/shared";
+import { RETRY_AFTER_SECONDS, statusTitle } from "./problem.ts";
 import type { Route } from "./route.ts";
 import * as s from "./schemas.ts";
 
@@ -73,11 +75,50 @@ function requestBody(route: Route, body: z.ZodType | undefined): Json | undefine
 }
 
 const PROBLEM_REF = { $ref: "#/components/schemas/Problem" };
-const problemResponse = (description: string, extra: Json = {}): Json => ({
-  description,
-  ...extra,
-  content: { "application/problem+json": { schema: PROBLEM_REF } },
-});
+
+/** A problem answer, with an example body of the kind the service sends for it. */
+function problemResponse(route: Route, status: number, description: string, detail: string, extra: { headers?: Json; members?: Json } = {}): Json {
+  const example = {
+    type: "about:blank",
+    title: statusTitle(status),
+    status,
+    detail,
+    instance: route.path,
+    request_id: "0196b9d8-0f4e-7c2a-9b1d-3e5f7a9c1b2d",
+    ...extra.members,
+  };
+  return {
+    description,
+    ...(extra.headers ? { headers: extra.headers } : {}),
+    content: { "application/problem+json": { schema: PROBLEM_REF, example } },
+  };
+}
+
+/** A typical message for a route's bad input, true to the messages the service writes. */
+function badInput(route: Route): [string, Json?] {
+  const fields = Object.keys(route.query?.shape ?? {});
+  const filter = fields.find((f) => f === "metadata" || f === "tag_info");
+  if (filter) return [`${filter}: priority: expected an integer, got "high" at position 9`, { position: 9 }];
+  if (fields.includes("collection_name")) return [`collection_name: collection name must be ${COLLECTION_NAME_RULE}`];
+  return ["query: query must not be empty"];
+}
+
+/** Example messages of the statuses routes name in `problems`. */
+function particular(route: Route, status: number, limits: DocumentLimits): [string, Json?] {
+  const document = Object.keys(route.query?.shape ?? {}).includes("id_value");
+  switch (status) {
+    case 404:
+      return [document ? "unknown document INC001 in collection incidents" : "unknown collection: incidents"];
+    case 413:
+      return [`file exceeds the upload limit of ${limits.maxUploadBytes} bytes`];
+    case 415:
+      return ["unsupported file type image/png", { media_type: "image/png" }];
+    case 502:
+      return ['embedding request rejected (model "text-embedding-3-small"): 400 maximum context length exceeded'];
+    default:
+      return [statusTitle(status)];
+  }
+}
 
 function responses(route: Route, limits: DocumentLimits): Json {
   const contentType = route.contentType ?? "application/json";
@@ -89,21 +130,33 @@ function responses(route: Route, limits: DocumentLimits): Json {
   const out: Json = { [String(route.status ?? 200)]: body(route.status === 202 ? "accepted" : "success") };
   for (const [status, when] of Object.entries(route.alsoAnswers ?? {})) out[status] = body(when);
   if (route.query || route.body || route.multipart) {
-    out["400"] = problemResponse("bad input: a parameter or field missing, malformed or out of bounds, or a malformed filter (`position` gives its offset)");
+    const [detail, members] = badInput(route);
+    const what = "bad input: a parameter or field missing, malformed or out of bounds, or a malformed filter (`position` gives its offset)";
+    out["400"] = problemResponse(route, 400, what, detail, { members });
   }
   if (route.scope) {
-    out["401"] = problemResponse("missing or unknown bearer token");
-    out["403"] = problemResponse(`the token lacks the '${route.scope}' scope`);
+    out["401"] = problemResponse(route, 401, "missing or unknown bearer token", "missing bearer token: send 'Authorization: Bearer <token>'");
+    out["403"] = problemResponse(route, 403, `the token lacks the '${route.scope}' scope`, `this token lacks the '${route.scope}' scope`);
   }
-  for (const [status, when] of Object.entries(route.problems ?? {})) out[status] = problemResponse(when);
+  for (const [status, when] of Object.entries(route.problems ?? {})) {
+    const [detail, members] = particular(route, Number(status), limits);
+    out[status] = problemResponse(route, Number(status), when, detail, { members });
+  }
   out["4XX"] = problemResponse(
+    route,
+    413,
     `another client error: a malformed JSON body (400), a body over MAX_BODY_BYTES (${limits.maxBodyBytes} bytes; 413), ` +
       "request headers or URL too large (431)",
+    `request body exceeds the limit of ${limits.maxBodyBytes} bytes`,
   );
   if (route.scope) {
-    out["503"] = problemResponse("a dependency (catalog, index, blob store or queue) is unavailable: retry after `Retry-After` seconds", {
-      headers: { "Retry-After": { description: "seconds to wait before retrying", required: true, schema: { type: "integer", minimum: 1 } } },
-    });
+    out["503"] = problemResponse(
+      route,
+      503,
+      "a dependency (catalog, index, blob store or queue) is unavailable: retry after `Retry-After` seconds",
+      "blob store unavailable: put incidents/0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3: connect ECONNREFUSED 10.0.0.7:9000",
+      { headers: { "Retry-After": { description: `seconds to wait before retrying (${RETRY_AFTER_SECONDS})`, required: true, schema: { type: "integer", minimum: 1 } } } },
+    );
   }
   return out;
 }

@@ -16,6 +16,9 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   unavailable: { status: 503, title: "Service Unavailable" },
 };
 
+/** The standard phrase of a status, as RFC 9110 names it (Node's table keeps 413's old name). */
+export const statusTitle = (status: number): string => (status === 413 ? "Content Too Large" : (STATUS_CODES[status] ?? "Error"));
+
 /** What a 503 asks clients to wait before retrying: a dependency that is down is usually back soon. */
 export const RETRY_AFTER_SECONDS = 5;
 
@@ -30,7 +33,7 @@ interface Problem {
 function fromFramework(err: unknown, maxUpload: number): Problem | null {
   if (err instanceof MulterError) {
     if (err.code === "LIMIT_FILE_SIZE") {
-      return { status: 413, title: "Content Too Large", detail: `file exceeds the upload limit of ${maxUpload} bytes` };
+      return { status: 413, title: statusTitle(413), detail: `file exceeds the upload limit of ${maxUpload} bytes` };
     }
     return { status: 400, title: "Bad Request", detail: `multipart form: ${err.message}${err.field ? ` (field '${err.field}')` : ""}` };
   }
@@ -39,11 +42,11 @@ function fromFramework(err: unknown, maxUpload: number): Problem | null {
     return { status: 400, title: "Bad Request", detail: `request body is not valid JSON: ${e.message}` };
   }
   if (e.type === "entity.too.large") {
-    return { status: 413, title: "Content Too Large", detail: `request body exceeds the limit of ${e.limit} bytes` };
+    return { status: 413, title: statusTitle(413), detail: `request body exceeds the limit of ${e.limit} bytes` };
   }
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
     // e.g. body-parser's 415 for a charset it cannot decode.
-    return { status: e.status, title: STATUS_CODES[e.status] ?? "Bad Request", detail: e.message ?? "bad request" };
+    return { status: e.status, title: statusTitle(e.status), detail: e.message ?? "bad request" };
   }
   return null;
 }
@@ -94,7 +97,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
       : status === 408 ? "the request was not received in time"
       : `malformed HTTP request (${err.code ?? err.message})`;
     const id = randomUUID();
-    const title = STATUS_CODES[status]!;
+    const title = statusTitle(status);
     const body = JSON.stringify({ type: "about:blank", title, status, detail, request_id: id });
     logger.warn({ req_id: id, status, code: err.code }, "request rejected");
     socket.end(
