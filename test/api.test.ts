@@ -182,8 +182,8 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       for (let i = 0; i < 5; i++) await loadText(c, `shared term zebra number ${i}`);
       const two = await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: c, k: 2 } });
       expect(two.body.results).toHaveLength(2);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /k: k must be at least 1/);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /k: must be at most 100/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "0"$/);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "101"$/);
       expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { k: 3 } }), 400, /query/);
       expectProblem(
         await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: "no-such-collection" } }),
@@ -223,6 +223,68 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       });
       expect(page3.body).toMatchObject({ documents: [expect.objectContaining({ doc_id: "t5" })], next_cursor: null });
       expectProblem(await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, cursor: "garbage" } }), 400, /cursor/);
+    });
+
+    it("returns every item when no limit is given, streamed past the internal page sizes", async () => {
+      const c = uniqueName();
+      // Past the catalog's page of 500 and the index's batch of 100 (and the old default page
+      // of 100); the distributed modes index slower, so they cross the index's batches only.
+      const n = mode === "embedded" ? 620 : 130;
+      const documents = Array.from({ length: n }, (_, i) => ({ text: `row ${i}`, doc_id: `r${String(i).padStart(4, "0")}`, metadata: { priority: i, status: i % 2 ? "odd" : "even" } }));
+      for (let i = 0; i < n; i += 100) {
+        const loaded = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents: documents.slice(i, i + 100) } });
+        expect(loaded.status, JSON.stringify(loaded.body).slice(0, 300)).toBe(200);
+      }
+      const ids = documents.map((d) => d.doc_id);
+
+      const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
+      expect(list.status).toBe(200);
+      expect(list.headers.get("content-length")).toBeNull(); // streamed, not buffered
+      expect(list.body.collection_name).toBe(c);
+      expect(list.body.documents.map((d: any) => d.doc_id)).toEqual(ids);
+      expect(list.body.next_cursor).toBeNull();
+
+      const tag = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "ORDERBYDESCpriority" } });
+      expect(tag.headers.get("content-length")).toBeNull();
+      expect(tag.body.documents.map((d: any) => d.doc_id)).toEqual([...ids].reverse());
+      expect(tag.body.documents[0]).toMatchObject({ collection_name: c, text: `row ${n - 1}`, metadata: { priority: n - 1 } });
+      expect(tag.body).not.toHaveProperty("warnings");
+      const even = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=even" } });
+      expect(even.body.documents.map((d: any) => d.doc_id)).toEqual(ids.filter((_, i) => i % 2 === 0));
+
+      // limit and cursor still page; a cursor without a limit streams the rest.
+      const first = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 100 } });
+      expect(first.body.documents).toHaveLength(100);
+      const rest = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, cursor: first.body.next_cursor } });
+      expect(rest.body.documents.map((d: any) => d.doc_id)).toEqual(ids.slice(100));
+      const tagFirst = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, limit: 50, tag_info: "ORDERBYpriority" } });
+      const tagRest = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, cursor: tagFirst.body.next_cursor, tag_info: "ORDERBYpriority" } });
+      expect(tagRest.body.documents.map((d: any) => d.doc_id)).toEqual(ids.slice(50));
+    });
+
+    it("warns beside the answer about filter values that look like typos", async () => {
+      const c = uniqueName();
+      await loadText(c, "the lighthouse keeper's log", { status: "open", owner: "ann" });
+      const search = (metadata: string) => svc.request("POST", "/get_relevant_documents", { query: { query: "lighthouse" }, json: { collection_names: [c], metadata } });
+      const doubled = await search("status==open");
+      expect(doubled.status).toBe(200);
+      expect(doubled.body.results).toEqual([]); // FILTERS.md's meaning is kept: status equals "=open"
+      expect(doubled.body.warnings).toEqual([
+        'metadata: status: the value "=open" starts with "=", an operator character, and is compared as written; to compare with "open", write status=open',
+      ]);
+      expect((await search("stauts=open")).body.warnings).toEqual(["metadata: stauts: no document in the searched collections has this field; did you mean status?"]);
+      const clean = await search("status=open^owner=ann");
+      expect(clean.body.results).toHaveLength(1);
+      expect(clean.body).not.toHaveProperty("warnings");
+      const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "owner=ann^^^ORDERBYcolour" } });
+      expect(tag.body).toEqual({
+        warnings: [
+          'tag_info: owner: the value "ann^" ends with "^" because "^^" in a value is a literal "^"; to join two conditions, write one "^" between them',
+          "tag_info: colour: no document in the searched collections has this field",
+        ],
+        documents: [],
+        next_cursor: null,
+      });
     });
 
     it("lists documents and collections with pagination", async () => {

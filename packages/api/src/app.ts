@@ -2,7 +2,7 @@ import express, { type Express } from "express";
 import { randomUUID } from "node:crypto";
 import type { AppContext } from "./context.ts";
 import { notFound, problemHandler } from "./problem.ts";
-import { mountRoutes } from "./mount.ts";
+import { methodNotAllowed, mountRoutes } from "./mount.ts";
 import { createMetrics } from "./metrics.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
@@ -40,14 +40,15 @@ export function createApp(ctx: AppContext): Express {
   });
   const metrics = createMetrics(ctx);
   app.use(metrics.count);
-  app.use(express.json({ limit: ctx.config.http.maxBodyBytes, type: ["application/json", "application/*+json"] }));
 
   // The one route table: what is served here is what /openapi.json describes.
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
   const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
-  mountRoutes(app, ctx, [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })]);
+  const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
+  mountRoutes(app, ctx, all);
   app.use("/docs/assets", docsAssets());
+  app.use(methodNotAllowed(all));
   app.use(notFound);
-  app.use(problemHandler(ctx.logger, ctx.config.http.maxUploadBytes));
+  app.use(problemHandler(ctx.logger));
   return app;
 }

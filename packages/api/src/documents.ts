@@ -4,6 +4,8 @@ import {
   BadRequestError,
   DOC_ID,
   DOC_ID_RULE,
+  SUPPORTED_TYPES,
+  UnsupportedMediaTypeError,
   blobKeyFor,
   detectType,
   type DocumentRecord,
@@ -34,12 +36,22 @@ function chooseDocId(input: Incoming): string {
   return uuidv7();
 }
 
+/** What the upload is; a refusal (415) lists what is accepted. */
+function typeOf(input: Incoming): SupportedType {
+  try {
+    return detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
+  } catch (err) {
+    if (!(err instanceof UnsupportedMediaTypeError)) throw err;
+    const received = err.extras.media_type;
+    throw new UnsupportedMediaTypeError(`file: ${err.message}; accepted: ${SUPPORTED_TYPES.join(", ")}`, typeof received === "string" ? received : undefined);
+  }
+}
+
 /** Stores the raw bytes, records the new version as queued and hands it to the queue. */
 export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<DocumentRecord> {
   const { blobs, catalog, queue } = ctx.services;
   const docId = chooseDocId(input);
-  const contentType =
-    input.contentType ?? detectType({ bytes: input.bytes, filename: input.filename, declaredType: input.declaredType });
+  const contentType = input.contentType ?? typeOf(input);
   const jobId = uuidv7();
   const blobKey = blobKeyFor(input.collection, jobId);
   await blobs.put(blobKey, input.bytes);

@@ -179,7 +179,9 @@ describe("the OpenAPI document and the reference pages", () => {
     const cases: [string, number, () => Promise<Response>, (body: Json) => void][] = [
       ["a malformed filter", 400, () => post("/get_relevant_documents?query=x", JSON.stringify({ metadata: "status" }), "application/json"), (b) => expect(b.position).toBe(6)],
       ["k not an integer", 400, () => get("/get_relevant_documents?query=x&k=abc"), () => {}],
-      ["k over MAX_K", 400, () => get(`/get_relevant_documents?query=x&k=${MAX_K + 1}`), (b) => expect(b.detail).toContain(`at most ${MAX_K}`)],
+      ["k over MAX_K", 400, () => get(`/get_relevant_documents?query=x&k=${MAX_K + 1}`), (b) => expect(b.detail).toContain(`from 1 to ${MAX_K} (the server's MAX_K)`)],
+      ["an unknown query parameter", 400, () => get("/get_relevant_documents?query=x&collection_name=a"), (b) => expect(b.detail).toContain("did you mean 'collection_names'?")],
+      ["an unknown field", 400, () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x", metdata: {} }), "application/json"), () => {}],
       ["malformed JSON", 400, () => post("/load_text_to_collection?collection_name=c", "{", "application/json"), () => {}],
       ["a malformed multipart part", 400, () => post("/load_document_to_collection?collection_name=c", multipart("xyz", "no colon here\r\n\r\nbody\r\n"), "multipart/form-data; boundary=xyz"), () => {}],
       ["a form without its file", 400, () => post("/load_document_to_collection?collection_name=c", multipart("xyz", 'Content-Disposition: form-data; name="metadata"\r\n\r\n{}\r\n'), "multipart/form-data; boundary=xyz"), () => {}],
@@ -188,9 +190,11 @@ describe("the OpenAPI document and the reference pages", () => {
       ["a token without the scope", 403, () => fetch(`${base}/delete_collection?collection_name=c`, { method: "DELETE", headers: { authorization: `Bearer ${READER}` } }), () => {}],
       ["an unknown collection", 404, () => get("/get_list_of_documents_names?collection_name=nowhere"), () => {}],
       ["an unknown path", 404, () => get("/no_such_operation"), () => {}],
+      ["a method the path does not serve", 405, () => get("/get_relevant_documents", { method: "DELETE" }), () => {}],
       ["a JSON body over MAX_BODY_BYTES", 413, () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x".repeat(5000) }), "application/json"), () => {}],
       ["a file over MAX_UPLOAD_BYTES", 413, () => fetch(`${base}/load_document_to_collection?collection_name=c`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, body: (() => { const f = new FormData(); f.append("file", new Blob(["x".repeat(5000)]), "big.txt"); return f; })() }), () => {}],
       ["an unsupported file type", 415, () => fetch(`${base}/load_document_to_collection?collection_name=c`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, body: upload() }), (b) => expect(b.media_type).toBe("image/png")],
+      ["a body that is not JSON", 415, () => post("/load_text_to_collection?collection_name=c", "text=hello", "application/x-www-form-urlencoded"), (b) => expect(b.media_type).toBe("application/x-www-form-urlencoded")],
       ["a charset the JSON parser cannot read", 415, () => post("/load_text_to_collection?collection_name=c", "{}", "application/json; charset=klingon"), () => {}],
       ["a URL over Node's header limit", 431, () => get(`/get_relevant_documents?query=${"a".repeat(20_000)}`), () => {}],
     ];

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { COLLECTION_NAME_RULE } from "@docstore/shared";
+import { COLLECTION_NAME_RULE, SUPPORTED_TYPES } from "@docstore/shared";
 import { RETRY_AFTER_SECONDS, statusTitle } from "./problem.ts";
 import type { Route } from "./route.ts";
 import * as s from "./schemas.ts";
@@ -99,8 +99,9 @@ function badInput(route: Route): [string, Json?] {
   const fields = Object.keys(route.query?.shape ?? {});
   const filter = fields.find((f) => f === "metadata" || f === "tag_info");
   if (filter) return [`${filter}: priority: expected an integer, got "high" at position 9`, { position: 9 }];
-  if (fields.includes("collection_name")) return [`collection_name: collection name must be ${COLLECTION_NAME_RULE}`];
-  return ["query: query must not be empty"];
+  if (fields.includes("collection_name")) return [`collection_name: expected a collection name: ${COLLECTION_NAME_RULE}; received "../etc"`];
+  if (fields.length === 0) return ["verbose: unknown query parameter; this operation takes no query parameters"];
+  return ["query: is required; expected the search text, 1 to 4096 characters"];
 }
 
 /** Example messages of the statuses routes name in `problems`. */
@@ -110,9 +111,12 @@ function particular(route: Route, status: number, limits: DocumentLimits): [stri
     case 404:
       return [document ? "unknown document INC001 in collection incidents" : "unknown collection: incidents"];
     case 413:
-      return [`file exceeds the upload limit of ${limits.maxUploadBytes} bytes`];
+      return [
+        `file: received a file larger than ${limits.maxUploadBytes} bytes (a request of ${limits.maxUploadBytes + 291} bytes); ` +
+          `accepted: at most ${limits.maxUploadBytes} bytes (the server's MAX_UPLOAD_BYTES)`,
+      ];
     case 415:
-      return ["unsupported file type image/png", { media_type: "image/png" }];
+      return [`file: unsupported file type image/png; accepted: ${SUPPORTED_TYPES.join(", ")}`, { media_type: "image/png" }];
     case 502:
       return ['embedding request rejected (model "text-embedding-3-small"): 400 maximum context length exceeded'];
     default:
@@ -131,7 +135,9 @@ function responses(route: Route, limits: DocumentLimits): Json {
   for (const [status, when] of Object.entries(route.alsoAnswers ?? {})) out[status] = body(when);
   if (route.query || route.body || route.multipart) {
     const [detail, members] = badInput(route);
-    const what = "bad input: a parameter or field missing, malformed or out of bounds, or a malformed filter (`position` gives its offset)";
+    const what =
+      "bad input: a parameter or field missing, malformed, out of bounds or unknown (the `detail` names it, and the one meant), " +
+      "a malformed JSON body or form, or a malformed filter (`position` gives its offset)";
     out["400"] = problemResponse(route, 400, what, detail, { members });
   }
   if (route.scope) {
@@ -145,9 +151,10 @@ function responses(route: Route, limits: DocumentLimits): Json {
   out["4XX"] = problemResponse(
     route,
     413,
-    `another client error: a malformed JSON body (400), a body over MAX_BODY_BYTES (${limits.maxBodyBytes} bytes; 413), ` +
-      "request headers or URL too large (431)",
-    `request body exceeds the limit of ${limits.maxBodyBytes} bytes`,
+    `another client error: a body over MAX_BODY_BYTES (${limits.maxBodyBytes} bytes; 413), a body that is not JSON ` +
+      "(415; for an upload, one that is not multipart/form-data), request headers or URL too large (431)",
+    `body: received ${limits.maxBodyBytes + 1} bytes; accepted: a body of at most ${limits.maxBodyBytes} bytes ` +
+      "(the server's MAX_BODY_BYTES; MAX_UPLOAD_BYTES for a file sent to /load_document_to_collection)",
   );
   if (route.scope) {
     out["503"] = problemResponse(
@@ -190,7 +197,11 @@ metadata into named collections, then search them by text and a metadata filter.
 - **Filters** (\`metadata\` of a search, \`tag_info\` of a tag lookup) are ServiceNow encoded queries,
   e.g. \`status=open^priority<=2\`: see [the filter language](/docs/filters).
 - **Errors** are RFC 9457 problem details (\`application/problem+json\`, schema \`Problem\` below) whose
-  \`detail\` says what was wrong and what is accepted; every answer carries an \`X-Request-Id\`.
+  \`detail\` names the parameter, what was received and what is accepted; every answer carries an
+  \`X-Request-Id\`. Unknown query parameters, fields and form fields are refused (400), never ignored; a
+  method a path does not serve is a 405 whose \`Allow\` lists those it does.
+- **Lists** (\`get_content_by_tag\`, \`get_list_of_documents_names\`) come whole, streamed, without \`limit\`;
+  with it, a page at a time, \`next_cursor\` continuing.
 - **Sizes**: an uploaded file may have up to ${limits.maxUploadBytes} bytes (MAX_UPLOAD_BYTES), a JSON body up to
   ${limits.maxBodyBytes} bytes (MAX_BODY_BYTES); beyond, the answer is a 413.`;
 

@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import { STATUS_CODES, type Server } from "node:http";
 import type { Duplex } from "node:stream";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { MulterError } from "multer";
 import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
 
 /** The one mapping from what went wrong to an HTTP status. */
@@ -12,6 +11,7 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   forbidden: { status: 403, title: "Forbidden" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
+  too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
 };
@@ -29,23 +29,10 @@ interface Problem {
   extras?: Record<string, unknown>;
 }
 
-/** Errors from Express's body parser and multer, which are the client's fault. */
-function fromFramework(err: unknown, maxUpload: number): Problem | null {
-  if (err instanceof MulterError) {
-    if (err.code === "LIMIT_FILE_SIZE") {
-      return { status: 413, title: statusTitle(413), detail: `file exceeds the upload limit of ${maxUpload} bytes` };
-    }
-    return { status: 400, title: "Bad Request", detail: `multipart form: ${err.message}${err.field ? ` (field '${err.field}')` : ""}` };
-  }
-  const e = err as { type?: string; status?: number; message?: string; limit?: number };
-  if (e.type === "entity.parse.failed") {
-    return { status: 400, title: "Bad Request", detail: `request body is not valid JSON: ${e.message}` };
-  }
-  if (e.type === "entity.too.large") {
-    return { status: 413, title: statusTitle(413), detail: `request body exceeds the limit of ${e.limit} bytes` };
-  }
+/** Other errors that carry a 4xx status (Express's own, a 405): the client's fault. */
+function fromFramework(err: unknown): Problem | null {
+  const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
-    // e.g. body-parser's 415 for a charset it cannot decode.
     return { status: e.status, title: statusTitle(e.status), detail: e.message ?? "bad request" };
   }
   return null;
@@ -60,9 +47,9 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 }
 
 /** The one place errors become responses: RFC 9457 problem details. */
-export function problemHandler(logger: Logger, maxUpload: number): ErrorRequestHandler {
+export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras } : fromFramework(err, maxUpload);
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras } : fromFramework(err);
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");

@@ -4,18 +4,64 @@
  */
 import { z } from "zod";
 import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema } from "@docstore/shared";
+import { unknownKeys } from "./keys.ts";
 
-export const collectionName = z.string().regex(COLLECTION_NAME, `collection name must be ${COLLECTION_NAME_RULE}`);
-export const docId = z.string().regex(DOC_ID, `document id must be ${DOC_ID_RULE}`);
-const flag = z.enum(["true", "false", "1", "0", ""]).transform((v) => v === "true" || v === "1" || v === "");
-// Checked by parseMetadata in the handler; the document shows its rules.
-const metadataObject = z.record(z.string(), z.unknown()).meta(metadataJsonSchema());
+const NAME_ACCEPTED = `expected a collection name: ${COLLECTION_NAME_RULE}`;
+const DOC_ID_ACCEPTED = `expected a document id: ${DOC_ID_RULE}`;
+export const collectionName = z.string({ error: NAME_ACCEPTED }).regex(COLLECTION_NAME, { error: NAME_ACCEPTED });
+export const docId = z.string({ error: DOC_ID_ACCEPTED }).regex(DOC_ID, { error: DOC_ID_ACCEPTED });
+const flag = z
+  .enum(["true", "false", "1", "0", ""], { error: "expected true or false (or 1 or 0)" })
+  .transform((v) => v === "true" || v === "1" || v === "");
+
+/** An integer parameter; `governed` names the setting behind a bound, e.g. MAX_K. */
+function integer(min: number, max: number, governed?: string) {
+  const accepted = { error: `expected an integer from ${min} to ${max}${governed ? ` (the server's ${governed})` : ""}` };
+  return z.coerce.number(accepted).int(accepted).min(min, accepted).max(max, accepted);
+}
+
+const METADATA_ACCEPTED = "expected a JSON object of metadata, or a string holding one (see the metadata rules in the README)";
+/**
+ * An object, or a string holding one, as the multipart form's field takes it. parseMetadata in
+ * the handler checks the object; the document shows its rules.
+ */
+const metadataInput = z
+  .union([z.record(z.string(), z.unknown()).meta(metadataJsonSchema()), z.string().describe("the same object as a JSON string")], { error: METADATA_ACCEPTED })
+  .transform((v, ctx) => {
+    if (typeof v !== "string") return v;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(v);
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `${METADATA_ACCEPTED}; the string is not valid JSON (${(err as Error).message})` });
+      return z.NEVER;
+    }
+    if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+      ctx.addIssue({ code: "custom", message: `${METADATA_ACCEPTED}; the string holds ${Array.isArray(parsed) ? "an array" : `a JSON ${parsed === null ? "null" : typeof parsed}`}` });
+      return z.NEVER;
+    }
+    return parsed as Record<string, unknown>;
+  })
+  .describe("the document's metadata: a JSON object (or a string holding one); see the metadata rules in the README");
+
+const FILTER_MAX = 8192;
+/** What a filter sent as something else than a string reads as, when it can be said. */
+function filterMessage(input: unknown): string {
+  const accepted = "expected a filter string in encoded-query syntax, e.g. status=open^priority=2 (see FILTERS.md)";
+  if (Array.isArray(input)) return `${accepted}, not a list: join conditions with ^ (AND) or ^OR`;
+  if (input === null || typeof input !== "object") return accepted;
+  const entries = Object.entries(input);
+  const scalar = entries.every(([, v]) => typeof v === "string" || typeof v === "number" || typeof v === "boolean");
+  const same = scalar && entries.length > 0 ? `; this object written as a filter is ${entries.map(([k, v]) => `${k}=${String(v)}`).join("^")}` : "";
+  return `${accepted}, not a JSON object${same}`;
+}
 /** A filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`. */
-const filter = z.string().max(8192).describe("filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`; see [the filter language](/docs/filters)");
+const filter = z
+  .string({ error: (iss) => filterMessage(iss.input) })
+  .max(FILTER_MAX, { error: `expected a filter of at most ${FILTER_MAX} characters` })
+  .describe("filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`; see [the filter language](/docs/filters)");
 /** The default of `k`, the number of chunks a search returns. */
 export const DEFAULT_K = 4;
-const limit = z.coerce.number().int().min(1).max(1000).describe("page size; the answer's `next_cursor` continues the list");
-const cursor = z.string().max(512).describe("the `next_cursor` of the previous page");
 
 export const loadQuery = z.object({
   collection_name: collectionName.describe("the collection, made on first load"),
@@ -26,53 +72,69 @@ export const loadQuery = z.object({
 });
 
 export const loadTextBody = z.object({
-  text: z.string().min(1, "text must not be empty"),
-  metadata: metadataObject.optional(),
+  text: z.string({ error: "expected the document's text, a non-empty string" }).min(1, { error: "expected the document's text, a non-empty string" }),
+  metadata: metadataInput.optional(),
 });
 
+const bulkItem = loadTextBody.extend({ doc_id: docId.optional() });
 export const bulkLoadBody = z.object({
   documents: z
-    .array(loadTextBody.extend({ doc_id: docId.optional() }))
-    .min(1, "documents must not be empty")
-    .max(1000, "at most 1000 documents per request"),
+    .array(z.strictObject(bulkItem.shape, { error: (iss) => (iss.code === "unrecognized_keys" ? unknownKeys(iss.keys, Object.keys(bulkItem.shape), "field") : undefined) }), {
+      error: "expected a JSON array of documents, each {text, metadata, doc_id}",
+    })
+    .min(1, { error: "expected 1 to 1000 documents" })
+    .max(1000, { error: "expected 1 to 1000 documents (a fixed limit per request)" }),
 });
 
+const NAMES_ACCEPTED = "expected collection names: a JSON array, or names repeated or comma-separated in the query string";
 /** Repeated or comma-separated: `?collection_names=a&collection_names=b` or `?collection_names=a,b`. */
 const nameList = z
-  .union([z.string(), z.array(z.string())])
+  .union([z.string(), z.array(z.string())], { error: NAMES_ACCEPTED })
   .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))
-  .pipe(z.array(collectionName).max(100));
+  .pipe(
+    z
+      .array(collectionName)
+      .min(1, { error: "expected at least one collection name; to search every collection, leave collection_names out" })
+      .max(100, { error: "expected at most 100 collection names (a fixed limit)" }),
+  );
 
-/** `maxK` is the MAX_K setting: the schema, and so the document, carry the bound in force. */
+const QUERY_ACCEPTED = { error: "expected the search text, 1 to 4096 characters" };
+
+/** The search's input; `maxK` is the server's MAX_K: a bad k is told the real bound, and the document carries it. */
 export const searchInput = (maxK: number) =>
   z.object({
-    query: z.string().trim().min(1, "query must not be empty").max(4096).describe("the text to search for"),
-    k: z.coerce
-      .number()
-      .int()
-      .min(1, "k must be at least 1")
-      .max(maxK, `must be at most ${maxK}`)
-      .default(DEFAULT_K)
-      .describe(`how many chunks to return, at most ${maxK} (MAX_K)`),
+    query: z.string(QUERY_ACCEPTED).trim().min(1, QUERY_ACCEPTED).max(4096, QUERY_ACCEPTED).describe("the text to search for"),
+    k: integer(1, maxK, "MAX_K").default(DEFAULT_K).describe(`how many chunks to return, at most ${maxK} (MAX_K)`),
     collection_names: nameList.optional().describe("collections to search, repeated or comma-separated; all when omitted"),
     metadata: filter.optional(),
   });
 
+const limit = integer(1, 1000)
+  .optional()
+  .describe("page size; the answer's `next_cursor` continues the list. Without it, every item comes in one answer, streamed, and `next_cursor` is null");
+const cursor = z
+  .string({ error: "expected the next_cursor of the previous page" })
+  .max(512, { error: "expected the next_cursor of the previous page" })
+  .optional()
+  .describe("the `next_cursor` of the previous page; without `limit`, every item after it");
+
 export const tagInput = z.object({
   collection_name: collectionName,
   tag_info: filter.optional(),
-  limit: limit.optional(),
-  cursor: cursor.optional(),
+  limit,
+  cursor,
 });
 
 export const listDocumentsQuery = z.object({
   collection_name: collectionName,
-  limit: limit.optional(),
-  cursor: cursor.optional(),
+  limit,
+  cursor,
 });
 
 export const documentQuery = z.object({ collection_name: collectionName, id_value: docId });
 export const collectionQuery = z.object({ collection_name: collectionName });
+
+const warnings = z.array(z.string()).optional().describe("present when the filter has values that look like typos (see the README)");
 
 const metadataOut = z.record(z.string(), z.unknown());
 
@@ -99,6 +161,7 @@ export const documentStatus = loadResponse.extend({
 });
 
 export const searchResponse = z.object({
+  warnings,
   results: z.array(
     z.object({
       doc_id: z.string(),
@@ -118,6 +181,7 @@ export const searchResponse = z.object({
 });
 
 export const contentResponse = z.object({
+  warnings,
   documents: z.array(z.object({ doc_id: z.string(), collection_name: z.string(), metadata: metadataOut, text: z.string() })),
   next_cursor: z.string().nullable(),
 });
@@ -159,18 +223,40 @@ export const problem = z
     instance: z.string().optional().describe("the path of the request; absent when the request could not be read"),
     request_id: z.string().describe("also the X-Request-Id header; quote it when asking about a failure"),
     position: z.number().int().min(0).optional().describe("0-based offset of a filter error in the filter string"),
-    media_type: z.string().optional().describe("the detected media type of an upload refused with 415"),
+    media_type: z.string().optional().describe("with a 415: the media type refused, an upload's detected type or the Content-Type a body was declared with"),
   })
   .describe("RFC 9457 problem details");
 
-/** Validates and reports the first problems precisely: `collection_name: collection name must be ...`. */
+/** A value for a message: JSON, cut short. */
+export function shown(value: unknown): string {
+  const json = typeof value === "number" && !Number.isFinite(value) ? String(value) : (JSON.stringify(value) ?? String(value));
+  return json.length > 80 ? `${json.slice(0, 80)}…` : json;
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+/**
+ * Validates, and reports the first problems precisely: each names the parameter, what was
+ * expected (with the setting behind a bound) and what was received, e.g.
+ * `k: expected an integer from 1 to 100 (the server's MAX_K); received "abc"`.
+ */
 export function parse<T extends z.ZodType>(schema: T, input: unknown, where: string): z.infer<T> {
-  const result = schema.safeParse(input);
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
-  const details = result.error.issues.slice(0, 5).map((i) => {
-    const path = i.path.join(".");
-    const message = i.code === "invalid_type" && i.input === undefined ? "is required" : i.message;
-    return path ? `${path}: ${message}` : `${where}: ${message}`;
-  });
-  throw new BadRequestError(details.join("; "));
+  const details = new Map<string, string>();
+  for (const i of result.error.issues) {
+    const path = i.path.length > 0 ? i.path.join(".") : where;
+    if (details.has(path)) continue;
+    // The value as sent: what zod saw may already be coerced (a query string's "abc" is NaN).
+    const sent = valueAt(input, i.path);
+    const received = sent !== undefined ? sent : i.input;
+    if (i.code === "unrecognized_keys") details.set(path, `${path}: ${i.message}`);
+    else if (received === undefined) details.set(path, `${path}: is required; ${i.message}`);
+    else details.set(path, `${path}: ${i.message}; received ${shown(received)}`);
+  }
+  throw new BadRequestError([...details.values()].slice(0, 5).join("; "));
 }

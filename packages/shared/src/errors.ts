@@ -11,6 +11,7 @@
  *   │   ├── ForbiddenError            forbidden
  *   │   ├── NotFoundError             not_found
  *   │   ├── UnsupportedMediaTypeError unsupported
+ *   │   ├── TooLargeError             too_large: over a configured size limit
  *   │   ├── UnavailableError          unavailable: a dependency is down; retrying later can work
  *   │   └── EmbeddingRejectedError     upstream: a dependency refused a request it will always refuse
  *   └── DocumentError                 one document can never be indexed as it is: it ends `failed`
@@ -28,6 +29,7 @@ export type ErrorKind =
   | "forbidden"
   | "not_found"
   | "unsupported"
+  | "too_large"
   | "unavailable"
   | "upstream";
 
@@ -81,6 +83,13 @@ export class NotFoundError extends AppError {
 export class UnsupportedMediaTypeError extends AppError {
   constructor(detail: string, mediaType?: string) {
     super("unsupported", detail, { extras: mediaType ? { media_type: mediaType } : {} });
+  }
+}
+
+/** A request or upload over a size limit; the detail names the limit and the setting behind it. */
+export class TooLargeError extends AppError {
+  constructor(detail: string) {
+    super("too_large", detail);
   }
 }
 

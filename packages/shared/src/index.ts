@@ -15,6 +15,8 @@ export {
   FilterSyntaxError,
   ForbiddenError,
   NotFoundError,
+  TooLargeError,
+  UnsupportedMediaTypeError,
   UnauthorizedError,
   type ErrorKind,
 } from "./errors.ts";
@@ -32,7 +34,7 @@ export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts"
 export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
 export { decodeCursor, encodeCursor } from "./domain/cursor.ts";
-export type { SupportedType } from "./domain/media-types.ts";
+export { SUPPORTED_TYPES, type SupportedType } from "./domain/media-types.ts";
 export { parseFilter } from "./filter/parse.ts";
 export type { Filter } from "./filter/ast.ts";
 export { detectType } from "./detect/detect.ts";
@@ -41,3 +43,5 @@ export { joinSections, type Extracted } from "./extract/types.ts";
 export { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox } from "./extract/sandbox.ts";
 export { chunkText } from "./chunk/chunk.ts";
 export { citeChunks } from "./chunk/citations.ts";
+export { filterTypos } from "./filter/typos.ts";
+export { closestName } from "./domain/suggest.ts";

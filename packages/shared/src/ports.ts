@@ -79,6 +79,12 @@ export interface Catalog {
   deleteCollection(collection: string): Promise<number>;
   collectionExists(collection: string): Promise<boolean>;
   listCollections(): Promise<CollectionStats[]>;
+  /**
+   * Every metadata key that a document of these collections has been loaded with since the
+   * collection was made: a superset of the keys present now (deletes and replacements remove
+   * none), so a key missing from it is on no document. One cheap read, for filter warnings.
+   */
+  metadataFields(collections: readonly string[]): Promise<Set<string>>;
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -144,6 +150,13 @@ export interface FindRequest {
   offset: number;
 }
 
+export interface ScanRequest {
+  collections: string[];
+  filter: Filter;
+  /** Documents per batch handed out. */
+  batch: number;
+}
+
 /** The searchable side: chunks with their document's metadata. */
 export interface SearchIndex {
   /**
@@ -164,6 +177,12 @@ export interface SearchIndex {
   search(request: SearchRequest): Promise<SearchHit[]>;
   /** Documents matching a filter, in the filter's ORDERBY order (then by collection and id). */
   findDocuments(request: FindRequest): Promise<IndexedDocument[]>;
+  /**
+   * Every document findDocuments would return, in the same order, `batch` at a time, for an
+   * answer streamed whole: the texts of the next batch are read only when it is asked for.
+   * A batch may be empty or short (a document deleted meanwhile is left out).
+   */
+  scanDocuments(request: ScanRequest): AsyncIterable<IndexedDocument[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -186,6 +186,25 @@ export function describeCatalogContract(name: string, make: () => Promise<Catalo
       expect(await stats(c)).toEqual({ name: c, documents: 1, ready: 0, pending: 1, failed: 0 });
     });
 
+    it("knows every metadata key a collection's documents were loaded with, until it is dropped", async () => {
+      const other = `${c}-2`;
+      expect(await cat.metadataFields([c])).toEqual(new Set());
+      await cat.accept(newDocument(c, "a", { metadata: { status: "open", priority: 1 } }));
+      await cat.accept(newDocument(c, "b", { metadata: {} }));
+      await cat.accept(newDocument(other, "a", { metadata: { owner: "x", status: "y" } }));
+      expect(await cat.metadataFields([c])).toEqual(new Set(["status", "priority"]));
+      expect(await cat.metadataFields([c, other, `${c}-none`])).toEqual(new Set(["status", "priority", "owner"]));
+      // A superset: replacing or deleting the document that had a key keeps the key.
+      await cat.accept(newDocument(c, "a", { metadata: { flag: true } }));
+      await cat.delete(c, "a");
+      expect(await cat.metadataFields([c])).toEqual(new Set(["status", "priority", "flag"]));
+      await cat.deleteCollection(c);
+      expect(await cat.metadataFields([c])).toEqual(new Set());
+      await cat.accept(newDocument(c, "a", { metadata: { type: "memo" } }));
+      expect(await cat.metadataFields([c])).toEqual(new Set(["type"]));
+      expect(await cat.metadataFields([])).toEqual(new Set());
+    });
+
     it("pages documents by doc id with an opaque cursor", async () => {
       const all = ["b", "a", "a:1", "a.b", "A", "0", "a@b", "z-9", "a_b"];
       for (const id of all) await cat.accept(newDocument(c, id));

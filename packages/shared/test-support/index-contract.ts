@@ -46,6 +46,12 @@ const FILTERS = [
   "typeLIKEreport^statusNOT INclosed,archived^ORDERBYDESCcreated", "status=open^ORDERBYpriority^EQ",
 ];
 
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
 export function describeIndexContract(name: string, make: () => Promise<IndexFixture>): void {
   describe(`SearchIndex contract: ${name}`, () => {
     let fx: IndexFixture;
@@ -189,6 +195,28 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       const page = await index.findDocuments({ collections: [c], filter: parseFilter("ORDERBYpriority"), limit: 2, offset: 1 });
       expect(page.map((d) => d.docId)).toEqual(["p2", "p3"]);
       expect(page[0]).toMatchObject({ text: "item 2", metadata: { priority: 2 }, version: 1 });
+    });
+
+    it("hands out every match in findDocuments' order, a batch at a time", async () => {
+      const { index } = fx;
+      const priorities = [5, 3, 1, 4, 2, 6, 7];
+      await index.indexDocuments(priorities.flatMap((p) => one(doc(c, `p${p}`, `item ${p}`, { priority: p, rank: String(10 - p), status: p % 2 ? "open" : "closed" }))));
+      await index.indexDocuments(one(doc(`${c}-other`, "p9", "item 9", { priority: 9 })));
+      // Sorted by LanceDB on a typed field, and by the reference order on another.
+      for (const text of ["ORDERBYDESCpriority", "ORDERBYrank", "status=open^ORDERBYpriority", ""]) {
+        const filter = parseFilter(text);
+        const batches: string[][] = [];
+        for await (const batch of index.scanDocuments({ collections: [c], filter, batch: 3 })) batches.push(batch.map((d) => d.docId));
+        const all = await index.findDocuments({ collections: [c], filter, limit: 100, offset: 0 });
+        expect(batches.flat(), text).toEqual(all.map((d) => d.docId));
+        expect(batches.every((b) => b.length <= 3), text).toBe(true);
+      }
+      const [first] = await collect(index.scanDocuments({ collections: [c], filter: parseFilter("ORDERBYpriority"), batch: 2 }));
+      expect(first).toEqual([
+        expect.objectContaining({ docId: "p1", text: "item 1", metadata: expect.objectContaining({ priority: 1 }) }),
+        expect.objectContaining({ docId: "p2", text: "item 2" }),
+      ]);
+      expect(await collect(index.scanDocuments({ collections: [`${c}-none`], filter: parseFilter(""), batch: 2 }))).toEqual([]);
     });
   });
 }

@@ -16,9 +16,11 @@ const logger = createLogger(config.logLevel).child({ component: "worker" });
 
 // Indexing is background work: on Linux the nice value belongs to the calling thread, so this
 // lowers only the worker's priority. Under load the HTTP thread keeps the CPU and the durable
-// queue absorbs the burst; when requests quieten, the worker has the CPU again.
+// queue absorbs the burst; when requests quieten, the worker has the CPU again. Ten steps below
+// the process's own priority, whatever that is.
+const BACKGROUND = Math.min(19, getPriority() + 10);
 try {
-  setPriority(0, 10);
+  setPriority(0, BACKGROUND);
 } catch (err) {
   logger.warn({ err }, "could not lower the worker thread's priority");
 }
@@ -37,7 +39,7 @@ const lowerNativeThreads = () => {
   for (const tid of tasks) {
     try {
       if (!/^(lance-|tokio-rt)/.test(readFileSync(`/proc/self/task/${tid}/comm`, "utf8"))) continue;
-      if (getPriority(Number(tid)) < 10) setPriority(Number(tid), 10);
+      if (getPriority(Number(tid)) < BACKGROUND) setPriority(Number(tid), BACKGROUND);
     } catch {
       // the thread ended meanwhile
     }

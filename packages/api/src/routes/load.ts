@@ -46,7 +46,9 @@ export function loadRoutes(ctx: AppContext): Route[] {
       },
       async handle({ query, file, req, res }) {
         const raw = (req.body as Record<string, unknown> | undefined)?.metadata;
-        if (raw !== undefined && typeof raw !== "string") throw new BadRequestError("metadata: send one JSON object as a string field");
+        if (raw !== undefined && typeof raw !== "string") {
+          throw new BadRequestError(`metadata: received ${Array.isArray(raw) ? `${raw.length} fields named metadata` : "a value that is not text"}; accepted: one form field 'metadata' holding a JSON object`);
+        }
         const record = await acceptDocument(ctx, {
           collection: query.collection_name,
           docId: query.doc_id,

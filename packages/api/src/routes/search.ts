@@ -1,9 +1,11 @@
-import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, parseFilter, type Filter } from "@docstore/shared";
+import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument } from "@docstore/shared";
+import { streamList } from "../stream.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
-import { contentResponse, searchInput, searchResponse, tagInput } from "../schemas.ts";
+import * as s from "../schemas.ts";
 
-const DEFAULT_PAGE = 100;
+/** Documents read from the index per step when a tag lookup is streamed whole. */
+const STREAM_BATCH = 100;
 
 function filterOf(text: string | undefined, field: string): Filter {
   try {
@@ -12,6 +14,14 @@ function filterOf(text: string | undefined, field: string): Filter {
     if (err instanceof FilterSyntaxError) throw new BadRequestError(`${field}: ${err.message}`, { position: err.position });
     throw err;
   }
+}
+
+/** What in the filter looks like a typo; the catalog is asked for fields only when the filter names some. */
+async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
+  const names = filter.groups.length > 0 || filter.orderBy.length > 0;
+  const fields = names ? await ctx.services.catalog.metadataFields(collections) : null;
+  const found = filterTypos(filter, fields).map((w) => `${field}: ${w}`);
+  return found.length > 0 ? found : undefined;
 }
 
 async function existing(ctx: AppContext, names: string[] | undefined): Promise<string[]> {
@@ -26,15 +36,17 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
 
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
-  const input = searchInput(ctx.config.search.maxK);
+  const input = s.searchInput(ctx.config.search.maxK);
   const relevant = async ({ query: q, res }: Input<typeof input, undefined, undefined>) => {
     const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
     const collections = await existing(ctx, q.collection_names);
+    const warnings = await typos(ctx, filter, collections, "metadata");
     // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
     const vector = ctx.services.embedder ? (await ctx.services.embedder.embed([q.query]))[0] : undefined;
     const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
     res.json({
+      warnings,
       results: hits.map((h) => ({
         doc_id: h.docId,
         collection_name: h.collection,
@@ -52,15 +64,30 @@ export function searchRoutes(ctx: AppContext): Route[] {
     });
   };
 
-  const byTag = async ({ query: q, res }: Input<typeof tagInput, undefined, undefined>) => {
+  const byTag = async ({ query: q, req, res }: Input<typeof s.tagInput, undefined, undefined>) => {
     const filter = filterOf(q.tag_info, "tag_info");
     const collections = await existing(ctx, [q.collection_name]);
-    const limit = q.limit ?? DEFAULT_PAGE;
+    const warnings = await typos(ctx, filter, collections, "tag_info");
     const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, "number");
-    const docs = await ctx.services.index.findDocuments({ collections, filter, limit: limit + 1, offset });
+    const shown = (d: IndexedDocument) => ({ doc_id: d.docId, collection_name: d.collection, metadata: d.metadata, text: d.text });
+    if (q.limit === undefined) {
+      // Every match, streamed a batch of texts at a time (after `offset` ones, for a cursor).
+      const batches = async function* () {
+        let skip = offset;
+        for await (const batch of ctx.services.index.scanDocuments({ collections, filter, batch: STREAM_BATCH })) {
+          const kept = batch.slice(skip);
+          skip = Math.max(0, skip - batch.length);
+          yield kept.map(shown);
+        }
+      };
+      await streamList(req, res, { warnings }, "documents", batches(), { next_cursor: null });
+      return;
+    }
+    const docs = await ctx.services.index.findDocuments({ collections, filter, limit: q.limit + 1, offset });
     res.json({
-      documents: docs.slice(0, limit).map((d) => ({ doc_id: d.docId, collection_name: d.collection, metadata: d.metadata, text: d.text })),
-      next_cursor: docs.length > limit ? encodeCursor(offset + limit) : null,
+      warnings,
+      documents: docs.slice(0, q.limit).map(shown),
+      next_cursor: docs.length > q.limit ? encodeCursor(offset + q.limit) : null,
     });
   };
 
@@ -68,7 +95,8 @@ export function searchRoutes(ctx: AppContext): Route[] {
     description:
       "One ranked list of chunks across the collections named (all when none is): BM25" +
       (ctx.services.embedder ? " fused with dense vectors" : "") +
-      ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST.",
+      ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written.",
     tag: "Search",
     problems: {
       404: "a collection in `collection_names` does not exist",
@@ -86,7 +114,10 @@ export function searchRoutes(ctx: AppContext): Route[] {
     end: 38,
   };
   const tagDocs = {
-    description: "`ORDERBY` / `ORDERBYDESC` in the filter set the order (then by `doc_id`). A GET may carry `tag_info` in a JSON body too.",
+    description:
+      "`ORDERBY` / `ORDERBYDESC` in the filter set the order (then by `doc_id`). Without `limit`, every match comes in one answer, " +
+      "streamed a batch at a time; with it, a page, and `next_cursor` continues. `warnings` lists what in the filter looks like a typo. " +
+      "A GET may carry `tag_info` in a JSON body too.",
     tag: "Search",
     problems: { 404: "the collection does not exist" },
   };
@@ -104,7 +135,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       scope: "read",
       query: input,
       queryInBody: [],
-      response: searchResponse,
+      response: s.searchResponse,
       example: {
         query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
         response: { results: [hit] },
@@ -119,7 +150,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       scope: "read",
       query: input,
       queryInBody: ["collection_names", "metadata"],
-      response: searchResponse,
+      response: s.searchResponse,
       example: {
         query: { query: "database outage", k: 5 },
         body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
@@ -130,12 +161,12 @@ export function searchRoutes(ctx: AppContext): Route[] {
     route({
       method: "get",
       path: "/get_content_by_tag",
-      summary: "Documents whose metadata match a filter",
+      summary: "Documents whose metadata match a filter: all of them, streamed, or a page with limit and cursor",
       ...tagDocs,
       scope: "read",
-      query: tagInput,
+      query: s.tagInput,
       queryInBody: [],
-      response: contentResponse,
+      response: s.contentResponse,
       example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
@@ -145,9 +176,9 @@ export function searchRoutes(ctx: AppContext): Route[] {
       summary: "Documents whose metadata match a filter (filter in the JSON body)",
       ...tagDocs,
       scope: "read",
-      query: tagInput,
+      query: s.tagInput,
       queryInBody: ["tag_info"],
-      response: contentResponse,
+      response: s.contentResponse,
       example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),

@@ -8,6 +8,7 @@
  *   ns:coll:<c>                  hash: gen, documents, queued, processing, ready, failed
  *   ns:docs:<c>:<gen>            sorted set, score 0: the collection's doc ids
  *   ns:doc:<c>:<gen>:<docId>     hash: one DocumentRecord (metadata as JSON; null = field absent)
+ *   ns:fields:<c>:<gen>          set: every metadata key a document of the collection was loaded with
  *   ns:gen                       counter handing out generations
  *   ns:trash                     set of "<c>:<gen>" whose documents are still being removed
  *
@@ -23,6 +24,7 @@ local ck = ns .. ':coll:' .. c
 local gen = redis.call('HGET', ck, 'gen')
 local function docsKey() return ns .. ':docs:' .. c .. ':' .. gen end
 local function docKey(id) return ns .. ':doc:' .. c .. ':' .. gen .. ':' .. id end
+local function fieldsKey() return ns .. ':fields:' .. c .. ':' .. gen end
 local function move(from, to)
   redis.call('HINCRBY', ck, from, -1)
   redis.call('HINCRBY', ck, to, 1)
@@ -56,6 +58,9 @@ redis.call('HSET', dk, 'collection', c, 'docId', id, 'version', version, 'jobId'
   'metadata', ARGV[6], 'contentType', ARGV[7], 'blobKey', ARGV[8], 'size', ARGV[9], 'sha256', ARGV[10],
   'chunks', 0, 'createdAt', created, 'updatedAt', now)
 if ARGV[11] == '1' then redis.call('HSET', dk, 'filename', ARGV[12]) end
+local keys = {}
+for key in pairs(cjson.decode(ARGV[6])) do keys[#keys + 1] = key end
+if #keys > 0 then redis.call('SADD', fieldsKey(), unpack(keys)) end
 return {version, created, prev}
 `;
 
@@ -87,7 +92,7 @@ if current then
   redis.call('HINCRBY', ck, cur[2], -1)
 end
 if tonumber(redis.call('HGET', ck, 'documents')) == 0 then
-  redis.call('DEL', ck)
+  redis.call('DEL', ck, fieldsKey())
   redis.call('ZREM', ns .. ':collections', c)
 end
 return 1
@@ -124,6 +129,7 @@ const DROP_COLLECTION = `${PROLOGUE}
 if not gen then return -1 end
 local n = redis.call('ZCARD', docsKey())
 redis.call('DEL', ck)
+redis.call('UNLINK', fieldsKey())
 redis.call('ZREM', ns .. ':collections', c)
 if n > 0 then redis.call('SADD', ns .. ':trash', c .. ':' .. gen) end
 return n
@@ -136,7 +142,10 @@ local docs = ns .. ':docs:' .. dropped
 local popped = redis.call('ZPOPMIN', docs, tonumber(ARGV[3]))
 for i = 1, #popped, 2 do redis.call('UNLINK', ns .. ':doc:' .. dropped .. ':' .. popped[i]) end
 local left = redis.call('ZCARD', docs)
-if left == 0 then redis.call('SREM', ns .. ':trash', dropped) end
+if left == 0 then
+  redis.call('SREM', ns .. ':trash', dropped)
+  redis.call('UNLINK', ns .. ':fields:' .. dropped)
+end
 return left
 `;
 
@@ -153,6 +162,21 @@ local min = ARGV[3] == '' and '-' or '(' .. ARGV[3]
 local ids = redis.call('ZRANGEBYLEX', docsKey(), min, '+', 'LIMIT', 0, tonumber(ARGV[4]))
 local out = {}
 for i, id in ipairs(ids) do out[i] = redis.call('HGETALL', docKey(id)) end
+return out
+`;
+
+/** ARGV: ns, then collection names. The union of their metadata keys. */
+const FIELDS = `
+local ns = ARGV[1]
+local out, seen = {}, {}
+for i = 2, #ARGV do
+  local gen = redis.call('HGET', ns .. ':coll:' .. ARGV[i], 'gen')
+  if gen then
+    for _, f in ipairs(redis.call('SMEMBERS', ns .. ':fields:' .. ARGV[i] .. ':' .. gen)) do
+      if not seen[f] then seen[f] = true; out[#out + 1] = f end
+    end
+  end
+end
 return out
 `;
 
@@ -177,6 +201,7 @@ export const SCRIPTS = {
   catalogGet: GET,
   catalogList: LIST,
   catalogCollections: COLLECTIONS,
+  catalogFields: FIELDS,
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -44,11 +44,11 @@ describe("RedisCatalog", () => {
       const { catalog, prefix } = fx;
       for (let i = 0; i < 30; i++) await catalog.accept(newDocument("big", `d:${i}`));
       await catalog.accept(newDocument("keep", "d:1"));
-      expect((await keysOf(prefix)).filter((k) => k.includes(":big"))).toHaveLength(32); // coll, docs, 30 docs
+      expect((await keysOf(prefix)).filter((k) => k.includes(":big"))).toHaveLength(33); // coll, docs, fields, 30 docs
       expect(await catalog.deleteCollection("big")).toBe(30);
       expect(await keysOf(prefix)).toEqual(
         [`${prefix}:catalog:collections`, `${prefix}:catalog:gen`, `${prefix}:catalog:coll:keep`,
-         `${prefix}:catalog:docs:keep:2`, `${prefix}:catalog:doc:keep:2:d:1`].sort(),
+         `${prefix}:catalog:docs:keep:2`, `${prefix}:catalog:doc:keep:2:d:1`, `${prefix}:catalog:fields:keep:2`].sort(),
       );
     } finally {
       await fx.cleanup();

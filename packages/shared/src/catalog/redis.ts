@@ -176,6 +176,11 @@ export class RedisCatalog implements Catalog {
     }));
   }
 
+  async metadataFields(collections: readonly string[]): Promise<Set<string>> {
+    if (collections.length === 0) return new Set();
+    return new Set((await this.#run((r) => r.catalogFields(this.#ns, ...collections))) as string[]);
+  }
+
   async listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
     const after = cursor === null ? "" : decodeCursor(cursor, "string");
     const rows = (await this.#run((r) => r.catalogList(this.#ns, collection, after, limit + 1))) as unknown[];

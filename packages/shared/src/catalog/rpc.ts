@@ -66,6 +66,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCat
     get: (c, d) => local.get(c, d),
     collectionExists: (c) => local.collectionExists(c),
     listCollections: () => local.listCollections(),
+    metadataFields: (c) => local.metadataFields(c),
     listDocuments: (c, l, cur) => local.listDocuments(c, l, cur),
     ping: () => local.ping(),
     close: () => local.close(),

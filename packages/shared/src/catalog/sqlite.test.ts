@@ -1,9 +1,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { CATALOG_SCHEMA, openDatabase } from "../sqlite/db.ts";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
+import fc from "fast-check";
+import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
 import { SqliteCatalog } from "./sqlite.ts";
-import { describeCatalogContract } from "../../test-support/catalog-contract.ts";
+import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
 
 describeCatalogContract("SqliteCatalog", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "docstore-catalog-"));
@@ -15,4 +18,62 @@ describeCatalogContract("SqliteCatalog", async () => {
       await rm(dir, { recursive: true, force: true });
     },
   };
+});
+
+describe("SqliteCatalog's counts per collection", () => {
+  let dir: string;
+  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-counts-"))));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** What the counts must be: an aggregate over every document. */
+  const counted = (db: Db) =>
+    db.prepare(
+      `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
+         coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
+       FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
+    ).all();
+
+  it("agree with the documents after any sequence of accepts, marks, rollbacks and deletes", async () => {
+    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const catalog = new SqliteCatalog(db);
+    const op = fc.tuple(fc.integer({ min: 0, max: 6 }), fc.constantFrom("a", "b"), fc.integer({ min: 0, max: 5 }));
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+        db.exec("DELETE FROM documents; DELETE FROM collections; DELETE FROM collection_counts");
+        for (const [kind, collection, n] of ops) {
+          const docId = `d${n}`;
+          const current = await catalog.get(collection, docId);
+          if (kind === 0 || kind === 1) {
+            const { record, previous } = await catalog.accept(newDocument(collection, docId));
+            if (kind === 1) await catalog.rollback(record, previous);
+          } else if (kind === 2 && current) await catalog.markReady(collection, docId, current.version, 1);
+          else if (kind === 3 && current) await catalog.markFailed(collection, docId, current.version, "no");
+          else if (kind === 4) catalog.claimQueued(2);
+          else if (kind === 5) await catalog.delete(collection, docId);
+          else if (kind === 6 && n === 0) await catalog.deleteCollection(collection);
+        }
+        expect(await catalog.listCollections()).toEqual(counted(db));
+      }),
+      { numRuns: 60 },
+    );
+    await catalog.close();
+  });
+
+  it("are filled in for a catalog made before they were kept", async () => {
+    const file = path.join(dir, "catalog.sqlite");
+    const before = new SqliteCatalog(openDatabase(file, CATALOG_SCHEMA));
+    for (const docId of ["x", "y", "z"]) await before.accept(newDocument("old", docId));
+    await before.markFailed("old", "z", 1, "broken");
+    await before.close();
+    const older = new Database(file);
+    older.exec("DROP TRIGGER documents_counted_insert; DROP TRIGGER documents_counted_delete; DROP TRIGGER documents_counted_update; DROP TABLE collection_counts");
+    older.close();
+
+    const db = openDatabase(file, CATALOG_SCHEMA);
+    const catalog = new SqliteCatalog(db);
+    expect(await catalog.listCollections()).toEqual([{ name: "old", documents: 3, ready: 0, pending: 2, failed: 1 }]);
+    await catalog.accept(newDocument("old", "w"));
+    expect(await catalog.listCollections()).toEqual(counted(db));
+    await catalog.close();
+  });
 });

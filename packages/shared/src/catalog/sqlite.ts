@@ -57,6 +57,11 @@ export class SqliteCatalog implements Catalog {
     this.#commit = commit;
     this.#stmt = {
       addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
+      addFields: db.prepare<[string, string]>("INSERT OR IGNORE INTO collection_fields (collection, field) SELECT ?, key FROM json_each(?)"),
+      fields: db.prepare<[string], { field: string }>(
+        "SELECT DISTINCT field FROM collection_fields WHERE collection IN (SELECT value FROM json_each(?))",
+      ),
+      deleteFields: db.prepare("DELETE FROM collection_fields WHERE collection = ?"),
       get: db.prepare<[string, string], Row>(`SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id = ?`),
       insert: db.prepare(
         `INSERT INTO documents (collection, doc_id, version, job_id, status, metadata, filename, content_type,
@@ -96,11 +101,13 @@ export class SqliteCatalog implements Catalog {
       delete: db.prepare<[string, string], Row>(`DELETE FROM documents WHERE collection = ? AND doc_id = ? RETURNING ${COLUMNS}`),
       deleteDocs: db.prepare("DELETE FROM documents WHERE collection = ?"),
       deleteCollection: db.prepare("DELETE FROM collections WHERE name = ?"),
+      deleteCounts: db.prepare("DELETE FROM collection_counts WHERE collection = ?"),
       exists: db.prepare<[string], { one: number }>("SELECT 1 AS one FROM collections WHERE name = ?"),
       collections: db.prepare<[], CollectionStats>(
-        `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
-           coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
-         FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
+        `SELECT c.name AS name, coalesce(sum(k.n), 0) AS documents, coalesce(sum(k.n) FILTER (WHERE k.status = 'ready'), 0) AS ready,
+           coalesce(sum(k.n) FILTER (WHERE k.status IN ('queued', 'processing')), 0) AS pending,
+           coalesce(sum(k.n) FILTER (WHERE k.status = 'failed'), 0) AS failed
+         FROM collections c LEFT JOIN collection_counts k ON k.collection = c.name GROUP BY c.name ORDER BY c.name`,
       ),
       list: db.prepare<[string, string, number], Row>(
         `SELECT ${COLUMNS} FROM documents WHERE collection = ? AND doc_id > ? ORDER BY doc_id LIMIT ?`,
@@ -114,7 +121,9 @@ export class SqliteCatalog implements Catalog {
       const now = new Date().toISOString();
       this.#stmt.addCollection.run(doc.collection, now);
       const before = this.#stmt.get.get(doc.collection, doc.docId);
-      const row = this.#stmt.insert.get({ ...doc, metadata: JSON.stringify(doc.metadata), seq: Date.now(), now }) as {
+      const metadata = JSON.stringify(doc.metadata);
+      this.#stmt.addFields.run(doc.collection, metadata);
+      const row = this.#stmt.insert.get({ ...doc, metadata, seq: Date.now(), now }) as {
         version: number;
         created_at: string;
       };
@@ -129,7 +138,7 @@ export class SqliteCatalog implements Catalog {
         this.#stmt.restore.run({ ...previous, metadata: JSON.stringify(previous.metadata), newVersion: record.version });
       } else {
         this.#stmt.unaccept.run(record.collection, record.docId, record.version);
-        this.#stmt.dropIfEmpty.run(record.collection, record.collection);
+        if (this.#stmt.dropIfEmpty.run(record.collection, record.collection).changes > 0) this.#stmt.deleteFields.run(record.collection);
       }
     });
   }
@@ -184,12 +193,18 @@ export class SqliteCatalog implements Catalog {
     return this.#db.transaction(() => {
       const removed = this.#stmt.deleteDocs.run(collection).changes;
       this.#stmt.deleteCollection.run(collection);
+      this.#stmt.deleteCounts.run(collection);
+      this.#stmt.deleteFields.run(collection);
       return removed;
     }).immediate();
   }
 
   async collectionExists(collection: string) {
     return this.#stmt.exists.get(collection) !== undefined;
+  }
+
+  async metadataFields(collections: readonly string[]) {
+    return new Set(this.#stmt.fields.all(JSON.stringify(collections)).map((r) => r.field));
   }
 
   async listCollections() {

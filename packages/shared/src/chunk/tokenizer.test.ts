@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { encode } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens, countTokensWithin, tokenBoundaries } from "./tokenizer.ts";
 
@@ -8,6 +9,24 @@ describe("tokenizer", () => {
     expect(countTokens("")).toBe(0);
     const prose = "Tokenizers split text into pieces; the embedder's limit is counted in them.";
     expect(countTokens(prose)).toBe(encode(prose).length);
+  });
+
+  it("counts exactly what the library encodes, piece cache warm or cold, on any text", () => {
+    const word = fc.constantFrom("the", " the", "The", " cat's", "'ll", "'VE", "naïve", " über", "12345", " 7", "漢字", "🦊", "\n", "\r\n", "  ", "\t", " \n ", "...", " ?!", "<|endoftext|>", "\uFEFF", "\uD800", "x".repeat(60));
+    const text = fc.oneof(
+      fc.string({ unit: "binary", maxLength: 200 }),
+      fc.string({ unit: "grapheme", maxLength: 200 }),
+      fc.array(word, { maxLength: 60 }).map((w) => w.join("")),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 80 }), (t, limit) => {
+        const expected = encode(t, { disallowedSpecial: new Set() }).length;
+        expect(countTokens(t)).toBe(expected);
+        expect(countTokens(t)).toBe(expected);
+        expect(countTokensWithin(t, limit)).toBe(expected <= limit ? expected : false);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it("treats special-token markers in documents as text instead of throwing", () => {

@@ -8,36 +8,54 @@
  * so runs of more than MAX_RUN characters of one kind are tokenized in MAX_RUN-character
  * blocks. Ordinary prose never has such runs and is counted exactly.
  */
-import {
-  countTokens as countAll,
-  decodeGenerator,
-  encode,
-  isWithinTokenLimit,
-} from "gpt-tokenizer/encoding/cl100k_base";
+import { countTokens as countAll, decodeGenerator, encode } from "gpt-tokenizer/encoding/cl100k_base";
 
 // Documents may contain "<|endoftext|>" literally: tokenize it as text instead of throwing.
 const AS_TEXT = { disallowedSpecial: new Set<string>() };
 
 const MAX_RUN = 1000;
 
+/**
+ * cl100k_base's pre-tokenizer: BPE runs on each piece this cuts out, and a piece's tokens never
+ * depend on its neighbours. Prose repeats its pieces (words with their leading space), so their
+ * counts are cached: a map lookup instead of the library's rank lookup and merge, per piece.
+ * A property test holds the sum equal to the library's count on any text.
+ */
+const PIECES = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
+const CACHED_PIECE_CHARS = 48;
+const CACHE_ENTRIES = 100_000;
+const pieceTokens = new Map<string, number>();
+
+/** The tokens of `text`; once past `limit`, it stops counting and returns what it has (more than `limit`). */
+function countBlock(text: string, limit: number): number {
+  let total = 0;
+  for (const piece of text.match(PIECES) ?? []) {
+    let tokens = pieceTokens.get(piece);
+    if (tokens === undefined) {
+      tokens = countAll(piece, AS_TEXT);
+      if (piece.length <= CACHED_PIECE_CHARS) {
+        if (pieceTokens.size >= CACHE_ENTRIES) pieceTokens.clear();
+        pieceTokens.set(piece, tokens);
+      }
+    }
+    total += tokens;
+    if (total > limit) return total;
+  }
+  return total;
+}
+
 export function countTokens(text: string): number {
   let total = 0;
-  for (const [from, to] of blocks(text)) total += countAll(from === 0 && to === text.length ? text : text.slice(from, to), AS_TEXT);
+  for (const [from, to] of blocks(text)) total += countBlock(from === 0 && to === text.length ? text : text.slice(from, to), Infinity);
   return total;
 }
 
 /** The token count if it is at most `limit`, else false; stops tokenizing once past the limit. */
 export function countTokensWithin(text: string, limit: number): number | false {
-  // A short text is cheaper to count outright than through the library's generator.
-  if (text.length <= limit * 4) {
-    const count = countTokens(text);
-    return count <= limit ? count : false;
-  }
   let total = 0;
   for (const [from, to] of blocks(text)) {
-    const count = isWithinTokenLimit(text.slice(from, to), limit - total, AS_TEXT);
-    if (count === false) return false;
-    total += count;
+    total += countBlock(from === 0 && to === text.length ? text : text.slice(from, to), limit - total);
+    if (total > limit) return false;
   }
   return total;
 }

@@ -15,7 +15,8 @@ export function decodeCursor(cursor: string, kind: "string" | "number"): string 
     value = undefined;
   }
   if (typeof value !== kind || (kind === "number" && !(Number.isSafeInteger(value) && (value as number) >= 0))) {
-    throw new BadRequestError("cursor: not a cursor returned by this service");
+    const shown = JSON.stringify(cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor);
+    throw new BadRequestError(`cursor: received ${shown}, which is not a cursor this service returned; send the next_cursor of the previous page as it was given`);
   }
   return value as string | number;
 }

@@ -76,7 +76,7 @@ describe("parseMetadata", () => {
 
   it("reports several problems at once", () => {
     expect(rejection(() => parseMetadata({ priority: "x", flag: 1 }))).toBe(
-      "metadata.priority: expected an integer; metadata.flag: expected a boolean (true or false)",
+      'metadata.priority: expected an integer; received "x"; metadata.flag: expected a boolean (true or false); received 1',
     );
   });
 
@@ -98,7 +98,7 @@ describe("parseMetadataJson", () => {
 
   it("validates the parsed value", () => {
     expect(rejection(() => parseMetadataJson("[]"))).toBe("metadata: expected a JSON object");
-    expect(rejection(() => parseMetadataJson('{"priority":"high"}'))).toBe("metadata.priority: expected an integer");
+    expect(rejection(() => parseMetadataJson('{"priority":"high"}'))).toBe('metadata.priority: expected an integer; received "high"');
   });
 
   it("refuses JSON larger than 64 KiB before parsing it", () => {

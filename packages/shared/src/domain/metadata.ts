@@ -108,7 +108,10 @@ export function metadataJsonSchema(): Record<string, unknown> {
 export function parseMetadata(input: unknown): Metadata {
   const result = metadataSchema.safeParse(input);
   if (result.success) return result.data as Metadata;
-  const problems = result.error.issues.slice(0, 5).map((i) => `${issuePath(i.path)}: ${i.message}`);
+  const problems = result.error.issues.slice(0, 5).map((i) => {
+    const received = valueAt(input, i.path);
+    return `${issuePath(i.path)}: ${i.message}${i.path.length > 0 && received !== undefined ? `; received ${shown(received)}` : ""}`;
+  });
   throw new BadRequestError(problems.join("; "));
 }
 
@@ -123,6 +126,17 @@ export function parseMetadataJson(textInput: string): Metadata {
     throw new BadRequestError(`metadata: malformed JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
   return parseMetadata(parsed);
+}
+
+function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
+  let v = input;
+  for (const key of path) v = v !== null && typeof v === "object" ? (v as Record<PropertyKey, unknown>)[key] : undefined;
+  return v;
+}
+
+function shown(value: unknown): string {
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length > 60 ? `${json.slice(0, 60)}…` : json;
 }
 
 function issuePath(path: readonly PropertyKey[]): string {

@@ -5,7 +5,7 @@
  * more are fetched, four times deeper a round, until enough pass or none are left.
  */
 import { MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import type { FindRequest, IndexedDocument, SearchHit, SearchRequest } from "../ports.ts";
+import type { FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import { compareCodePoints } from "../filter/compare.ts";
 import { evaluate } from "../filter/evaluate.ts";
@@ -121,33 +121,75 @@ interface HeadRow {
   doc_id: string;
 }
 
-export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
-  if (request.collections.length === 0 || request.limit < 1) return [];
+/** The heads (one row per document) that match: its `where`, and how to order them. */
+function headsQuery(request: Pick<FindRequest, "collections" | "filter">) {
   const compiled = compileToLanceWhere(request.filter);
   const where = asWhere(and([inCollections(request.collections), "head = true", compiled.where ?? true]));
+  // LanceDB sorts in the engine, reading only the columns it sorts by, and agrees with
+  // compareForOrder on the known fields' typed columns: one type each, strings by UTF-8
+  // bytes (code point order, as compareCodePoints), a missing value (null) last either way.
+  const inEngine = compiled.exact && request.filter.orderBy.every((t) => isKnownField(t.field));
+  const order = [
+    ...request.filter.orderBy.map((t) => ({ columnName: KNOWN_COLUMN[t.field as keyof typeof KNOWN_COLUMN], ascending: !t.descending, nullsFirst: false })),
+    { columnName: "collection", ascending: true, nullsFirst: false },
+    { columnName: "doc_id", ascending: true, nullsFirst: false },
+  ];
+  return { where, exact: compiled.exact, order: inEngine ? order : null };
+}
+
+/** ORDERBY follows compareForOrder (types ranked, arrays by their first item): every match sorted here, without texts. */
+async function sortedHeads(table: Table, where: string, exact: boolean, filter: FindRequest["filter"]): Promise<HeadRow[]> {
+  const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as (HeadRow & { metadata: string })[];
+  return rows
+    .map((r) => ({ r, m: JSON.parse(r.metadata) as Metadata }))
+    .filter(({ m }) => exact || evaluate(filter, m))
+    .sort((a, b) => compareForOrder(a.m, b.m, filter.orderBy) || compareCodePoints(a.r.collection, b.r.collection) || compareCodePoints(a.r.doc_id, b.r.doc_id))
+    .map(({ r }) => r);
+}
+
+const keyOf = (r: HeadRow): DocKey => ({ collection: r.collection, docId: r.doc_id });
+
+export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
+  if (request.collections.length === 0 || request.limit < 1) return [];
+  const { where, exact, order } = headsQuery(request);
   if (where === "false") return [];
-  let page: HeadRow[];
-  if (compiled.exact && request.filter.orderBy.every((t) => isKnownField(t.field))) {
-    // LanceDB sorts in the engine, reading only the columns it sorts by, and agrees with
-    // compareForOrder on the known fields' typed columns: one type each, strings by UTF-8
-    // bytes (code point order, as compareCodePoints), a missing value (null) last either way.
-    const order = [
-      ...request.filter.orderBy.map((t) => ({ columnName: KNOWN_COLUMN[t.field as keyof typeof KNOWN_COLUMN], ascending: !t.descending, nullsFirst: false })),
-      { columnName: "collection", ascending: true, nullsFirst: false },
-      { columnName: "doc_id", ascending: true, nullsFirst: false },
-    ];
-    page = (await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(["collection", "doc_id"]).toArray()) as HeadRow[];
+  const page = order
+    ? ((await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(["collection", "doc_id"]).toArray()) as HeadRow[])
+    : (await sortedHeads(table, where, exact, request.filter)).slice(request.offset, request.offset + request.limit);
+  return page.length === 0 ? [] : readDocuments(table, page.map(keyOf));
+}
+
+/**
+ * Every match in findHeads' order, `batch` documents at a time. Sorted in the engine, the ids
+ * stream from LanceDB as they are read; otherwise every match's id and metadata (never its
+ * text) are held while sorting. Texts are read one batch at a time, when the consumer asks.
+ */
+export async function* scanHeads(table: Table, request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
+  if (request.collections.length === 0) return;
+  const { where, exact, order } = headsQuery(request);
+  if (where === "false") return;
+  const size = Math.max(1, request.batch);
+  let keys: DocKey[] = [];
+  const flush = async () => {
+    const docs = keys.length === 0 ? [] : await readDocuments(table, keys);
+    keys = [];
+    return docs;
+  };
+  if (order) {
+    for await (const batch of table.query().where(where).orderBy(order).select(["collection", "doc_id"])) {
+      for (const row of batch.toArray() as unknown as HeadRow[]) {
+        keys.push(keyOf(row));
+        if (keys.length >= size) yield await flush();
+      }
+    }
   } else {
-    // ORDERBY follows compareForOrder (types ranked, arrays by their first item): sorted here.
-    const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as (HeadRow & { metadata: string })[];
-    page = rows
-      .map((r) => ({ r, m: JSON.parse(r.metadata) as Metadata }))
-      .filter(({ m }) => compiled.exact || evaluate(request.filter, m))
-      .sort((a, b) => compareForOrder(a.m, b.m, request.filter.orderBy) || compareCodePoints(a.r.collection, b.r.collection) || compareCodePoints(a.r.doc_id, b.r.doc_id))
-      .slice(request.offset, request.offset + request.limit)
-      .map(({ r }) => r);
+    for (const row of await sortedHeads(table, where, exact, request.filter)) {
+      keys.push(keyOf(row));
+      if (keys.length >= size) yield await flush();
+    }
   }
-  return page.length === 0 ? [] : readDocuments(table, page.map((r) => ({ collection: r.collection, docId: r.doc_id })));
+  const rest = await flush();
+  if (rest.length > 0) yield rest;
 }
 
 interface TextRow {

@@ -105,6 +105,29 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "late", collections: ["c"], filter: all, k: 5 })).toHaveLength(1);
   });
 
+  it("keeps every write made while maintenance runs: appends, replacements and deletes", async () => {
+    for (const soleWriter of [true, false]) {
+      const dir = tempDir();
+      const index = make({ dir, keepVersionsMs: 0, soleWriter });
+      for (let i = 0; i < 30; i++) await index.indexDocuments([whole(doc(`d${i}`, `plover ${i}`))]);
+      const writes = (async () => {
+        for (let i = 0; i < 10; i++) {
+          await index.indexDocuments([whole(doc(`n${i}`, `plover new ${i}`)), whole(doc(`d${i}`, `plover replaced ${i}`, 2))]);
+          await index.deleteDocument("c", `d${10 + i}`);
+        }
+      })();
+      await Promise.all([index.maintain(), index.maintain().then(() => index.maintain()), writes]);
+      await index.maintain();
+      const hits = await index.search({ query: "plover", collections: ["c"], filter: all, k: 100 });
+      const expected = [
+        ...Array.from({ length: 10 }, (_, i) => `d${i}:plover replaced ${i}`),
+        ...Array.from({ length: 10 }, (_, i) => `d${20 + i}:plover ${20 + i}`),
+        ...Array.from({ length: 10 }, (_, i) => `n${i}:plover new ${i}`),
+      ];
+      expect(hits.map((h) => `${h.docId}:${h.text}`).sort()).toEqual(expected.sort());
+    }
+  });
+
   it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });
@@ -194,6 +217,23 @@ describe("LanceSearchIndex", () => {
       expect(hits.filter((h) => h.docId === `pair${round}`).map((h) => h.text)).toEqual([`ibis newer ${round}`]);
       expect((await a.search({ query: `heron twin ${round}`, collections: ["c"], filter: all, k: 50 })).filter((h) => h.docId === `twin${round}`)).toHaveLength(1);
     }
+  });
+
+  it("as the sole writer, appends new documents and still replaces every one it holds, from before a restart too", async () => {
+    const dir = tempDir();
+    const rowsOf = async () =>
+      (await (await (await connect(dir)).openTable("chunks")).query().select(["doc_id", "version", "text"]).toArray()).map((r) => `${r.doc_id}@${r.version}:${r.text}`).sort();
+    const first = make({ dir, soleWriter: true });
+    await first.indexDocuments([whole(doc("kept", "crane one")), whole(doc("again", "crane two"))]);
+    // The same version once more (a job run twice, or a document deleted and loaded anew).
+    await first.indexDocuments([whole(doc("again", "crane two, second run"))]);
+    await first.close();
+    const second = make({ dir, soleWriter: true });
+    await second.indexDocuments([whole(doc("kept", "crane one, after restart")), whole(doc("new", "crane three"))]);
+    await second.indexDocuments([whole(doc("again", "crane two, version 2", 2))]);
+    await second.deleteDocument("c", "new");
+    await second.indexDocuments([whole(doc("new", "crane three, loaded again"))]);
+    expect(await rowsOf()).toEqual(["again@2:crane two, version 2", "kept@1:crane one, after restart", "new@1:crane three, loaded again"]);
   });
 
   it("finishes an inexact filter with the evaluator, fetching deeper until k pass", async () => {

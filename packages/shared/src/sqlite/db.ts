@@ -38,6 +38,45 @@ CREATE TABLE IF NOT EXISTS documents (
 -- written exactly as the claim query's WHERE for SQLite to use a partial index.
 DROP INDEX IF EXISTS documents_pending;
 CREATE INDEX IF NOT EXISTS documents_queued ON documents (queued_seq) WHERE status = 'queued';
+
+-- Documents per collection and status, kept by triggers in the transaction that changes a
+-- document, so that listing collections reads a few rows instead of every document.
+CREATE TABLE IF NOT EXISTS collection_counts (
+  collection TEXT NOT NULL,
+  status TEXT NOT NULL,
+  n INTEGER NOT NULL,
+  PRIMARY KEY (collection, status)
+) WITHOUT ROWID;
+-- A catalog made before the counts existed: the triggers keep a row for every status a
+-- collection ever had, so an empty table beside documents means it was just created.
+INSERT INTO collection_counts (collection, status, n)
+  SELECT collection, status, count(*) FROM documents
+  WHERE NOT EXISTS (SELECT 1 FROM collection_counts) GROUP BY collection, status;
+CREATE TRIGGER IF NOT EXISTS documents_counted_insert AFTER INSERT ON documents BEGIN
+  INSERT INTO collection_counts (collection, status, n) VALUES (new.collection, new.status, 1)
+    ON CONFLICT (collection, status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER IF NOT EXISTS documents_counted_delete AFTER DELETE ON documents BEGIN
+  UPDATE collection_counts SET n = n - 1 WHERE collection = old.collection AND status = old.status;
+END;
+CREATE TRIGGER IF NOT EXISTS documents_counted_update AFTER UPDATE OF status, collection ON documents
+  WHEN old.status IS NOT new.status OR old.collection IS NOT new.collection BEGIN
+  UPDATE collection_counts SET n = n - 1 WHERE collection = old.collection AND status = old.status;
+  INSERT INTO collection_counts (collection, status, n) VALUES (new.collection, new.status, 1)
+    ON CONFLICT (collection, status) DO UPDATE SET n = n + 1;
+END;
+
+-- Every metadata key a document of the collection has been loaded with: a superset of the keys
+-- present now (a delete or a replacement removes none), dropped with the collection. Filled
+-- from the documents once, for a catalog made before this table.
+CREATE TABLE IF NOT EXISTS collection_fields (
+  collection TEXT NOT NULL,
+  field TEXT NOT NULL,
+  PRIMARY KEY (collection, field)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO collection_fields (collection, field)
+  SELECT d.collection, j.key FROM documents d, json_each(d.metadata) j
+  WHERE NOT EXISTS (SELECT 1 FROM collection_fields);
 `;
 
 export interface OpenOptions {
@@ -62,7 +101,8 @@ export function openDatabase(file: string, schema: string, options: OpenOptions 
   if (options.checkpoint === "external") db.pragma("wal_autocheckpoint = 0");
   // After a checkpoint that empties the WAL, the file is cut back to this size.
   db.pragma(`journal_size_limit = ${WAL_LIMIT_BYTES}`);
-  db.exec(schema);
+  // In one write transaction, so that connections opening together never race on a step.
+  db.transaction(() => db.exec(schema)).immediate();
   return db;
 }
 

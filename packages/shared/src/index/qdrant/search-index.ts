@@ -1,5 +1,5 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { ChunkInput, FindRequest, IndexedDocument, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import type { ChunkInput, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
@@ -194,23 +194,41 @@ export class QdrantSearchIndex implements SearchIndex {
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
+    if (request.limit < 1) return [];
+    const heads = await this.#sortedHeads(request);
+    return this.#withTexts(heads.slice(request.offset, request.offset + request.limit));
+  }
+
+  /** Every match's head is held while sorting (no text); texts are read a batch at a time. */
+  async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
+    const heads = await this.#sortedHeads(request);
+    const size = Math.max(1, request.batch);
+    for (let i = 0; i < heads.length; i += size) yield await this.#withTexts(heads.slice(i, i + size));
+  }
+
+  /**
+   * The latest head of every matching document, in the reference order (ORDERBY terms, then
+   * collection and id). Qdrant can order by one numeric payload key only, so every match is
+   * read, without its text, and sorted here.
+   */
+  async #sortedHeads(request: Pick<FindRequest, "collections" | "filter">): Promise<DocumentHead[]> {
     const filter = scopeFilter(KIND.document, request.collections, compileFilter(request.filter).condition);
-    if (filter === null || request.limit < 1) return [];
+    if (filter === null) return [];
     await this.#ensure();
-    // Qdrant can order by one numeric payload key only; the order here is the reference one
-    // (ORDERBY terms, then collection and id), so every match is read, without its text.
     const latest = new Map<string, DocumentHead>();
     for (const head of (await this.#scrollAll(filter)).map(headOf)) {
       const key = docKey(head.collection, head.docId);
       if ((latest.get(key)?.version ?? -Infinity) < head.version) latest.set(key, head);
     }
-    const page = [...latest.values()]
+    return [...latest.values()]
       .filter((head) => evaluate(request.filter, head.metadata))
       .sort((a, b) =>
         compareForOrder(a.metadata, b.metadata, request.filter.orderBy) ||
         compareCodePoints(a.collection, b.collection) ||
-        compareCodePoints(a.docId, b.docId))
-      .slice(request.offset, request.offset + request.limit);
+        compareCodePoints(a.docId, b.docId));
+  }
+
+  async #withTexts(page: DocumentHead[]): Promise<IndexedDocument[]> {
     if (page.length === 0) return [];
     const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.id))));
     const texts = new Map(records.map((r) => [String(r.id), r.payload?.[KEY.text]]));

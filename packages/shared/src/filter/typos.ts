@@ -1,0 +1,75 @@
+/**
+ * Filter values that parse, and so keep their meaning (FILTERS.md), but probably do not say
+ * what was meant. The API returns these as `warnings` beside the answer, never as errors:
+ *   - a value that starts with an operator character: `status==open` compares with "=open";
+ *   - a value that ends with `^`: `status=open^^` compares with "open^" (`^^` is a literal `^`);
+ *   - a field that no document of the searched collections has (typically a misspelling).
+ */
+import type { Condition, Filter } from "./ast.ts";
+import { closestName } from "../domain/suggest.ts";
+import { quote } from "./values.ts";
+
+const OPERATOR_START = /^[=!<>]/;
+
+/** The values of a condition as they were written (typed fields: their normal form). */
+function valuesOf(c: Condition): string[] {
+  switch (c.op) {
+    case "IN":
+    case "NOT IN":
+      return c.values.map((v) => v.text);
+    case "LIKE":
+    case "NOT LIKE":
+    case "STARTSWITH":
+    case "ENDSWITH":
+      return [c.text];
+    case "BETWEEN":
+      return [c.low.text, c.high.text];
+    case "ISEMPTY":
+    case "ISNOTEMPTY":
+    case "ANYTHING":
+    case "SAMEAS":
+    case "NSAMEAS":
+      return [];
+    default:
+      return [c.value.text];
+  }
+}
+
+/**
+ * What looks wrong in `filter`, one message each, in the order written. `fields` are the
+ * metadata keys present in the searched collections (a superset is fine: a key missing from
+ * it is on no document); null skips that check.
+ */
+export function filterTypos(filter: Filter, fields: ReadonlySet<string> | null): string[] {
+  const warnings: string[] = [];
+  const named = new Set<string>();
+  for (const group of filter.groups) {
+    for (const clause of group) {
+      for (const c of clause) {
+        named.add(c.field);
+        if (c.op === "SAMEAS" || c.op === "NSAMEAS") named.add(c.other);
+        for (const value of valuesOf(c)) {
+          if (OPERATOR_START.test(value)) {
+            const meant = c.op === "=" || c.op === "!=" || c.op === "<" || c.op === ">" || c.op === "<=" || c.op === ">=" ? `${c.field}${c.op}${value.replace(/^=+/, "")}` : undefined;
+            warnings.push(
+              `${c.field}: the value ${quote(value)} starts with ${quote(value.charAt(0))}, an operator character, and is compared as written` +
+                (meant && value.startsWith("=") ? `; to compare with ${quote(value.replace(/^=+/, ""))}, write ${meant}` : ""),
+            );
+          }
+          if (value.endsWith("^")) {
+            warnings.push(`${c.field}: the value ${quote(value)} ends with "^" because "^^" in a value is a literal "^"; to join two conditions, write one "^" between them`);
+          }
+        }
+      }
+    }
+  }
+  for (const term of filter.orderBy) named.add(term.field);
+  if (fields !== null) {
+    for (const field of named) {
+      if (fields.has(field)) continue;
+      const meant = closestName(field, fields);
+      warnings.push(`${field}: no document in the searched collections has this field${meant ? `; did you mean ${meant}?` : ""}`);
+    }
+  }
+  return warnings;
+}
