@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the running service from its own OpenAPI document with schemathesis: every operation,
 # with examples, boundary values and random data, checking that no answer is a 5xx and that
-# every answer (status, media type, headers, body) is one the document describes.
+# every answer (status, media type, headers, body) is one the document describes, and that a
+# method the document does not list for a path answers 405 with Allow.
 #
 #   bash bench/fuzz.sh                     # or: bash scripts/run.sh bench:fuzz
 #   FUZZ_EXAMPLES=200 bash bench/fuzz.sh   # most cases per operation and phase (default 60)
@@ -61,7 +62,7 @@ cd "$root/.bench"
 status=0
 "$venv/bin/schemathesis" run "$url/openapi.json" \
   --header "Authorization: Bearer $token" \
-  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance \
+  --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,unsupported_method,allow_header_conformance \
   --max-examples "${FUZZ_EXAMPLES:-60}" \
   --max-time "${FUZZ_SECONDS:-240}" \
   --request-timeout 30 \
