@@ -8,7 +8,7 @@ import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { docsRoutes } from "./routes/docs.ts";
+import { docsAssets, docsRoutes } from "./routes/docs.ts";
 import { corsHandler, securityHeaders } from "./security.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -48,8 +48,10 @@ export function createApp(ctx: AppContext): Express {
 
   // The one route table: what is served here is what /openapi.json describes.
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
-  const all = [...routes, ...docsRoutes(routes)];
+  const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
+  const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
   mountRoutes(app, ctx, all);
+  app.use("/docs/assets", docsAssets());
   app.use(methodNotAllowed(all));
   app.use(notFound);
   app.use(problemHandler(ctx.logger));

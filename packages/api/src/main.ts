@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { claimDataDir, configOrExit, createLogger, createServices, listen, onShutdown, orExit } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
+import { answerClientErrors } from "./problem.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 
 const NAME = "docstore";
@@ -44,6 +45,7 @@ server.on("error", (err) => {
   process.exit(1);
 });
 server.keepAliveTimeout = 65_000;
+answerClientErrors(server, logger);
 
 // Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {

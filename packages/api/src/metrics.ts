@@ -62,6 +62,7 @@ export function createMetrics(ctx: AppContext) {
     method: "get",
     path: "/metrics",
     summary: "Prometheus metrics (text exposition format)",
+    tag: "Service",
     scope: "read",
     response: z.string(),
     contentType: "text/plain",

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
+import { STATUS_CODES, type Server } from "node:http";
+import type { Duplex } from "node:stream";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { STATUS_CODES } from "node:http";
 import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
 
 /** The one mapping from what went wrong to an HTTP status. */
@@ -13,6 +15,9 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
 };
+
+/** The standard phrase of a status, as RFC 9110 names it (Node's table keeps 413's old name). */
+export const statusTitle = (status: number): string => (status === 413 ? "Content Too Large" : (STATUS_CODES[status] ?? "Error"));
 
 /** What a 503 asks clients to wait before retrying: a dependency that is down is usually back soon. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -28,7 +33,7 @@ interface Problem {
 function fromFramework(err: unknown): Problem | null {
   const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
-    return { status: e.status, title: STATUS_CODES[e.status] ?? "Bad Request", detail: e.message ?? "bad request" };
+    return { status: e.status, title: statusTitle(e.status), detail: e.message ?? "bad request" };
   }
   return null;
 }
@@ -61,3 +66,30 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 
 export const notFound: RequestHandler = (req, res) =>
   send(req, res, { status: 404, title: "Not Found", detail: `no operation ${req.method} ${req.path}; see /openapi.json` });
+
+/**
+ * Node answers a request it cannot parse before Express sees it: headers over its limit (431,
+ * a very long URL too), a request timeout (408), malformed HTTP (400). Those answers carry
+ * problem details like every other error, instead of Node's empty body.
+ */
+export function answerClientErrors(server: Server, logger: Logger): void {
+  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
+    if (err.code === "ECONNRESET" || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+    const detail =
+      status === 431 ? "request line and headers exceed the server's limit (16 KiB): send long filters in a JSON body"
+      : status === 408 ? "the request was not received in time"
+      : `malformed HTTP request (${err.code ?? err.message})`;
+    const id = randomUUID();
+    const title = statusTitle(status);
+    const body = JSON.stringify({ type: "about:blank", title, status, detail, request_id: id });
+    logger.warn({ req_id: id, status, code: err.code }, "request rejected");
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  });
+}

@@ -32,7 +32,7 @@ export type {
 } from "./ports.ts";
 export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
 export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
-export { parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
+export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
 export { decodeCursor, encodeCursor } from "./domain/cursor.ts";
 export { SUPPORTED_TYPES, type SupportedType } from "./domain/media-types.ts";

@@ -29,9 +29,22 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "get",
       path: "/get_list_of_documents_names",
       summary: "Documents of a collection with their status: all of them, streamed, or a page with limit and cursor",
+      description:
+        "Without `limit`, every document comes in one answer, streamed a catalog page at a time (after `cursor`, when given), and " +
+        "`next_cursor` is null; with it, a page, and `next_cursor` continues.",
+      tag: "Collections",
       scope: "read",
       query: s.listDocumentsQuery,
       response: s.documentListResponse,
+      problems: { 404: "the collection does not exist" },
+      example: {
+        query: { collection_name: "incidents", limit: 100 },
+        response: {
+          collection_name: "incidents",
+          documents: [{ doc_id: "INC001", name: "INC001", status: "ready", version: 1, chunks: 1, updated_at: "2025-05-06T09:12:44.120Z" }],
+          next_cursor: null,
+        },
+      },
       async handle({ query: q, req, res }) {
         await mustExist(q.collection_name);
         if (q.limit === undefined) {
@@ -55,8 +68,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "get",
       path: "/get_list_of_collection",
       summary: "Collections with their document counts",
+      tag: "Collections",
       scope: "read",
       response: s.collectionListResponse,
+      example: { response: { collections: [{ name: "incidents", documents: 2, ready: 2, pending: 0, failed: 0 }] } },
       async handle({ res }) {
         res.json({ collections: await catalog.listCollections() });
       },
@@ -65,9 +80,30 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "get",
       path: "/get_document_status",
       summary: "Ingestion status and details of one document",
+      tag: "Collections",
       scope: "read",
       query: s.documentQuery,
       response: s.documentStatus,
+      problems: { 404: "the document (or its collection) does not exist" },
+      example: {
+        query: { collection_name: "incidents", id_value: "INC001" },
+        response: {
+          collection_name: "incidents",
+          doc_id: "INC001",
+          job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3",
+          version: 1,
+          status: "ready",
+          chunks: 1,
+          error: null,
+          metadata: { sys_id: "INC001", status: "open", priority: 1 },
+          filename: null,
+          content_type: "text/plain",
+          size: 38,
+          sha256: "5d0f6b1c0e3a4f2b8c7d9e1f0a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+          created_at: "2025-05-06T09:12:44.087Z",
+          updated_at: "2025-05-06T09:12:44.120Z",
+        },
+      },
       async handle({ query: q, res }) {
         const record = await catalog.get(q.collection_name, q.id_value);
         if (!record) throw unknownDocument(q);
@@ -78,9 +114,13 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "delete",
       path: "/delete_document_from_collection",
       summary: "Delete one document",
+      description: "A document deleted while it is still queued or being indexed does not come back.",
+      tag: "Collections",
       scope: "write",
       query: s.documentQuery,
       response: s.deleteDocumentResponse,
+      problems: { 404: "the document (or its collection) does not exist" },
+      example: { query: { collection_name: "incidents", id_value: "INC001" }, response: { deleted: true, collection_name: "incidents", doc_id: "INC001" } },
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
       async handle({ query: q, res }) {
@@ -95,9 +135,12 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "delete",
       path: "/delete_collection",
       summary: "Delete a collection and all its documents",
+      tag: "Collections",
       scope: "admin",
       query: s.collectionQuery,
       response: s.deleteCollectionResponse,
+      problems: { 404: "the collection does not exist" },
+      example: { query: { collection_name: "incidents" }, response: { deleted: true, collection_name: "incidents", documents: 1 } },
       async handle({ query: q, res }) {
         await mustExist(q.collection_name);
         const documents = await catalog.deleteCollection(q.collection_name);

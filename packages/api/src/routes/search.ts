@@ -4,7 +4,6 @@ import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
 
-const DEFAULT_K = 4;
 /** Documents read from the index per step when a tag lookup is streamed whole. */
 const STREAM_BATCH = 100;
 
@@ -37,9 +36,9 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
 
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
-  const searchInput = s.searchInput(ctx.config.search.maxK);
-  const relevant = async ({ query: q, res }: Input<typeof searchInput, undefined, undefined>) => {
-    const k = q.k ?? DEFAULT_K;
+  const input = s.searchInput(ctx.config.search.maxK);
+  const relevant = async ({ query: q, res }: Input<typeof input, undefined, undefined>) => {
+    const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
     const collections = await existing(ctx, q.collection_names);
     const warnings = await typos(ctx, filter, collections, "metadata");
@@ -92,45 +91,95 @@ export function searchRoutes(ctx: AppContext): Route[] {
     });
   };
 
+  const searchDocs = {
+    description:
+      "One ranked list of chunks across the collections named (all when none is): BM25" +
+      (ctx.services.embedder ? " fused with dense vectors" : "") +
+      ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written.",
+    tag: "Search",
+    problems: {
+      404: "a collection in `collection_names` does not exist",
+      ...(ctx.services.embedder ? { 502: "the embedding service refused the query" } : {}),
+    } as Record<number, string>,
+  };
+  const hit = {
+    doc_id: "INC001",
+    collection_name: "incidents",
+    chunk_index: 0,
+    text: "Database outage in the billing cluster",
+    score: 1.9,
+    metadata: { sys_id: "INC001", status: "open", priority: 1 },
+    start: 0,
+    end: 38,
+  };
+  const tagDocs = {
+    description:
+      "`ORDERBY` / `ORDERBYDESC` in the filter set the order (then by `doc_id`). Without `limit`, every match comes in one answer, " +
+      "streamed a batch at a time; with it, a page, and `next_cursor` continues. `warnings` lists what in the filter looks like a typo. " +
+      "A GET may carry `tag_info` in a JSON body too.",
+    tag: "Search",
+    problems: { 404: "the collection does not exist" },
+  };
+  const tagResponse = {
+    documents: [{ doc_id: "INC001", collection_name: "incidents", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    next_cursor: null,
+  };
+
   return [
     route({
       method: "get",
       path: "/get_relevant_documents",
       summary: "Search chunks by text and metadata filter across collections",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: [],
       response: s.searchResponse,
+      example: {
+        query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "post",
       path: "/get_relevant_documents",
       summary: "Search (filter and collections in the JSON body)",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: ["collection_names", "metadata"],
       response: s.searchResponse,
+      example: {
+        query: { query: "database outage", k: 5 },
+        body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "get",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter: all of them, streamed, or a page with limit and cursor",
+      ...tagDocs,
       scope: "read",
       query: s.tagInput,
       queryInBody: [],
       response: s.contentResponse,
+      example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
     route({
       method: "post",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter (filter in the JSON body)",
+      ...tagDocs,
       scope: "read",
       query: s.tagInput,
       queryInBody: ["tag_info"],
       response: s.contentResponse,
+      example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),
   ];
