@@ -22,7 +22,7 @@ const { metricsPort, host } = config.worker;
 const server = metricsPort === 0 ? null : await orExit(NAME, () => serveMetrics(metrics, metricsPort, host));
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger, { role: "worker", dropped: metrics.dropped });
-const worker = runWorker(config, services, logger, metrics);
+const worker = runWorker(config, services, logger, { metrics });
 // Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   server?.close();
