@@ -9,6 +9,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { wellFormed } from "./well-formed.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -40,6 +41,7 @@ export function createApp(ctx: AppContext): Express {
   });
   const metrics = createMetrics(ctx);
   app.use(metrics.count);
+  app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];

@@ -7,6 +7,7 @@ import { configOrExit, createLogger, createServices, onShutdown } from "@docstor
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
+import { createServer } from "./server.ts";
 
 const config = configOrExit("docstore", process.env);
 const logger = createLogger(config.logLevel);
@@ -26,7 +27,8 @@ if (!tokens) {
 if (services.localCatalog && config.queue.embeddedWorker) worker = startEmbeddedWorker(config, logger, services.localCatalog);
 
 const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens), droppedJobs: () => worker?.dropped ?? 0 });
-const server = app.listen(config.http.port, config.http.host, () => {
+const server = createServer(app, config.http, logger);
+server.listen(config.http.port, config.http.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
   const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
@@ -38,7 +40,6 @@ server.on("error", (err) => {
   logger.fatal({ err }, "cannot listen");
   process.exit(1);
 });
-server.keepAliveTimeout = 65_000;
 
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   await new Promise<void>((resolve) => {

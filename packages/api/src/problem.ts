@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
 
 /** The one mapping from what went wrong to an HTTP status. */
@@ -33,7 +34,30 @@ function fromFramework(err: unknown): Problem | null {
   return null;
 }
 
+/**
+ * How long a client may go on sending a body that will not be read (a 413, a 401 before an
+ * upload) after it was answered: long enough to read the answer and stop, after which the
+ * connection is closed rather than read without end. Closing at once could lose the answer:
+ * a connection closed with unread bytes is reset, and a reset discards what the client had
+ * not read yet.
+ */
+export const LINGER_MS = 5000;
+
+/** Connections answered while their request was still arriving: nothing more is written to them. */
+export const answeredEarly = new WeakSet<Socket>();
+
+function lingerThenClose(req: Request, res: Parameters<RequestHandler>[1]) {
+  res.once("finish", () => {
+    if (req.complete) return;
+    answeredEarly.add(req.socket);
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    req.once("end", () => clearTimeout(timer));
+    req.socket.once("close", () => clearTimeout(timer));
+  });
+}
+
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
+  if (!req.complete) lingerThenClose(req, res);
   if (p.status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   res
     .status(p.status)
