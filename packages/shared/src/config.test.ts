@@ -6,7 +6,14 @@ import { ConfigError } from "./errors.ts";
 describe("loadConfig", () => {
   it("gives the documented defaults", () => {
     const c = loadConfig({});
-    expect(c.http).toMatchObject({ port: 8080, host: "127.0.0.1", maxUploadBytes: 50 * 1024 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
+    expect(c.http).toEqual({
+      port: 8080,
+      host: "127.0.0.1",
+      maxUploadBytes: 50 * 1024 * 1024,
+      maxBodyBytes: 10 * 1024 * 1024,
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 300_000,
+    });
     expect(c.dataDir).toBe(path.resolve("./data"));
     expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 4 });
     expect(c.blobStore.kind).toBe("fs");
@@ -36,6 +43,8 @@ describe("loadConfig", () => {
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai needs OPENAI_API_KEY/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
     [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],
+    [{ HTTP_HEADERS_TIMEOUT_MS: "5000", HTTP_REQUEST_TIMEOUT_MS: "4000" }, /HTTP_HEADERS_TIMEOUT_MS \(5000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(4000\)/],
+    [{ HTTP_REQUEST_TIMEOUT_MS: "0" }, /HTTP_REQUEST_TIMEOUT_MS/],
   ])("refuses %j, naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
