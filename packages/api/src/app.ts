@@ -10,6 +10,7 @@ import { collectionRoutes } from "./routes/collections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsAssets, docsRoutes } from "./routes/docs.ts";
 import { corsHandler, securityHeaders } from "./security.ts";
+import { wellFormed } from "./well-formed.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -45,6 +46,7 @@ export function createApp(ctx: AppContext): Express {
   if (cors) app.use(cors);
   const metrics = createMetrics(ctx);
   app.use(metrics.count);
+  app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];

@@ -3,13 +3,12 @@
  * adapters it names, starts the in-process worker (embedded mode) and the HTTP server, and
  * shuts all of it down in order.
  */
-import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { claimDataDir, configOrExit, createLogger, createServices, listen, onShutdown, orExit } from "@docstore/shared";
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
-import { answerClientErrors } from "./problem.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
+import { createServer } from "./server.ts";
 
 const NAME = "docstore";
 const config = configOrExit(NAME, process.env);
@@ -18,10 +17,10 @@ const config = configOrExit(NAME, process.env);
 // use or a HOST that is not here ends the start with one line and exit code 2. The embedded mode
 // needs DATA_DIR to itself; the distributed mode's processes may share one (data-dir.ts).
 const dataDir = orExit(NAME, () => claimDataDir(config.dataDir, config.queue.kind === "local" ? "exclusive" : "shared"));
-const server = createServer();
+const logger = createLogger(config.logLevel);
+const server = createServer(config.http, logger);
 await orExit(NAME, () => listen(server, config.http.port, config.http.host, "PORT"));
 
-const logger = createLogger(config.logLevel);
 let worker: EmbeddedWorker | null = null;
 const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
 
@@ -44,8 +43,6 @@ server.on("error", (err) => {
   logger.fatal({ err }, "server failed");
   process.exit(1);
 });
-server.keepAliveTimeout = 65_000;
-answerClientErrors(server, logger);
 
 // Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {

@@ -11,7 +11,7 @@ import { createLogger, createServices, loadConfig, parseFilter, parseMetadata, t
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator } from "./auth.ts";
-import { answerClientErrors } from "./problem.ts";
+import { createServer } from "./server.ts";
 
 type Json = Record<string, any>;
 const ADMIN = "openapi-test-admin-0123456789";
@@ -50,8 +50,9 @@ describe("the OpenAPI document and the reference pages", () => {
     services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
     worker = startEmbeddedWorker(config, logger, services.localCatalog!);
     const app = createApp({ config, logger, services, authenticate: createAuthenticator(config.auth.tokens ?? []) });
-    server = app.listen(0, "127.0.0.1");
-    answerClientErrors(server, logger);
+    server = createServer(config.http, logger);
+    server.on("request", app);
+    server.listen(0, "127.0.0.1");
     await new Promise((resolve) => server.once("listening", resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     doc = (await (await fetch(`${base}/openapi.json`)).json()) as Json;

@@ -1,6 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { STATUS_CODES, type Server } from "node:http";
-import type { Duplex } from "node:stream";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
 
@@ -38,7 +37,34 @@ function fromFramework(err: unknown): Problem | null {
   return null;
 }
 
+/**
+ * How long a client may go on sending a body that will not be read (a 413, a 401 before an
+ * upload) after it was answered: long enough to read the answer and stop, after which the
+ * connection is closed rather than read without end. Closing at once could lose the answer:
+ * a connection closed with unread bytes is reset, and a reset discards what the client had
+ * not read yet.
+ */
+export const LINGER_MS = 5000;
+
+/** Connections answered while their request was still arriving: nothing more is written to them. */
+export const answeredEarly = new WeakSet<Socket>();
+
+function lingerThenClose(req: Request, res: Parameters<RequestHandler>[1]) {
+  res.once("finish", () => {
+    if (req.complete) return;
+    answeredEarly.add(req.socket);
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    req.once("end", () => {
+      // The request arrived whole after all: what comes next on the connection is a new one.
+      clearTimeout(timer);
+      answeredEarly.delete(req.socket);
+    });
+    req.socket.once("close", () => clearTimeout(timer));
+  });
+}
+
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
+  if (!req.complete) lingerThenClose(req, res);
   if (p.status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
   res
     .status(p.status)
@@ -67,29 +93,3 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 export const notFound: RequestHandler = (req, res) =>
   send(req, res, { status: 404, title: "Not Found", detail: `no operation ${req.method} ${req.path}; see /openapi.json` });
 
-/**
- * Node answers a request it cannot parse before Express sees it: headers over its limit (431,
- * a very long URL too), a request timeout (408), malformed HTTP (400). Those answers carry
- * problem details like every other error, instead of Node's empty body.
- */
-export function answerClientErrors(server: Server, logger: Logger): void {
-  server.on("clientError", (err: NodeJS.ErrnoException, socket: Duplex) => {
-    if (err.code === "ECONNRESET" || !socket.writable) {
-      socket.destroy();
-      return;
-    }
-    const status = err.code === "HPE_HEADER_OVERFLOW" ? 431 : err.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
-    const detail =
-      status === 431 ? "request line and headers exceed the server's limit (16 KiB): send long filters in a JSON body"
-      : status === 408 ? "the request was not received in time"
-      : `malformed HTTP request (${err.code ?? err.message})`;
-    const id = randomUUID();
-    const title = statusTitle(status);
-    const body = JSON.stringify({ type: "about:blank", title, status, detail, request_id: id });
-    logger.warn({ req_id: id, status, code: err.code }, "request rejected");
-    socket.end(
-      `HTTP/1.1 ${status} ${title}\r\nContent-Type: application/problem+json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${id}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  });
-}

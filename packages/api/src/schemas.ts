@@ -3,7 +3,7 @@
  * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
  */
 import { z } from "zod";
-import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema } from "@docstore/shared";
+import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema, tooDeep } from "@docstore/shared";
 import { unknownKeys } from "./keys.ts";
 
 const NAME_ACCEPTED = `expected a collection name: ${COLLECTION_NAME_RULE}`;
@@ -17,18 +17,30 @@ const flag = z
 /** An integer parameter; `governed` names the setting behind a bound, e.g. MAX_K. */
 function integer(min: number, max: number, governed?: string) {
   const accepted = { error: `expected an integer from ${min} to ${max}${governed ? ` (the server's ${governed})` : ""}` };
-  return z.coerce.number(accepted).int(accepted).min(min, accepted).max(max, accepted);
+  // A number, or a string holding one (the query string's); `true` or `[1]` would coerce to 1.
+  return z
+    .union([z.number(), z.string()], accepted)
+    .pipe(z.coerce.number<string | number>(accepted).int(accepted).min(min, accepted).max(max, accepted))
+    .meta({ type: "integer", minimum: min, maximum: max }); // what the document shows: the union is how it is read
 }
 
 const METADATA_ACCEPTED = "expected a JSON object of metadata, or a string holding one (see the metadata rules in the README)";
 /**
  * An object, or a string holding one, as the multipart form's field takes it. parseMetadata in
- * the handler checks the object; the document shows its rules.
+ * the handler checks the object; the document shows its rules. The object is passed on as sent:
+ * z.record would copy it, and copying a `__proto__` key sets the copy's prototype instead, so
+ * the key would vanish unseen.
  */
+const metadataObject = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v)).meta(metadataJsonSchema());
 const metadataInput = z
-  .union([z.record(z.string(), z.unknown()).meta(metadataJsonSchema()), z.string().describe("the same object as a JSON string")], { error: METADATA_ACCEPTED })
+  .union([metadataObject, z.string().describe("the same object as a JSON string")], { error: METADATA_ACCEPTED })
   .transform((v, ctx) => {
     if (typeof v !== "string") return v;
+    const deep = tooDeep(v);
+    if (deep) {
+      ctx.addIssue({ code: "custom", message: `${METADATA_ACCEPTED}; the string holds ${deep}` });
+      return z.NEVER;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(v);

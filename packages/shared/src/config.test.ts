@@ -6,7 +6,15 @@ import { ConfigError } from "./errors.ts";
 describe("loadConfig", () => {
   it("gives the documented defaults", () => {
     const c = loadConfig({});
-    expect(c.http).toMatchObject({ port: 8080, host: "127.0.0.1", maxUploadBytes: 50 * 1024 * 1024, maxBodyBytes: 10 * 1024 * 1024 });
+    expect(c.http).toEqual({
+      corsOrigins: [],
+      port: 8080,
+      host: "127.0.0.1",
+      maxUploadBytes: 50 * 1024 * 1024,
+      maxBodyBytes: 10 * 1024 * 1024,
+      headersTimeoutMs: 20_000,
+      requestTimeoutMs: 300_000,
+    });
     expect(c.dataDir).toBe(path.resolve("./data"));
     expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 4 });
     expect(c.blobStore.kind).toBe("fs");
@@ -49,6 +57,8 @@ describe("loadConfig", () => {
     [{ CORS_ORIGINS: "https://app.example.com/" }, /CORS_ORIGINS: "https:\/\/app\.example\.com\/" is not an origin/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS: "app\.example\.com" is not an origin/],
     [{ CORS_ORIGINS: "https://app.example.com/path" }, /CORS_ORIGINS: .* is not an origin/],
+    [{ HTTP_HEADERS_TIMEOUT_MS: "5000", HTTP_REQUEST_TIMEOUT_MS: "4000" }, /HTTP_HEADERS_TIMEOUT_MS \(5000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(4000\)/],
+    [{ HTTP_REQUEST_TIMEOUT_MS: "0" }, /HTTP_REQUEST_TIMEOUT_MS/],
   ])("refuses %j, naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -82,6 +82,8 @@ const envSchema = z.object({
   MAX_ZIP_ENTRIES: int(1, 1_000_000).default(10_000),
   MAX_UPLOAD_BYTES: int(1, 2 ** 40).default(50 * 1024 * 1024),
   MAX_BODY_BYTES: int(1024, 2 ** 30).default(10 * 1024 * 1024),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(20_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(300_000),
   MAX_K: int(1, 10_000).default(100),
   WAIT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
@@ -130,6 +132,9 @@ export function loadConfig(env: Env) {
   if (e.CATALOG === "redis" && e.QUEUE === "local") {
     throw new ConfigError("CATALOG=redis goes with QUEUE=bullmq; the embedded queue is the SQLite catalog itself");
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
   if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
     throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
   }
@@ -137,7 +142,15 @@ export function loadConfig(env: Env) {
   return {
     dataDir,
     logLevel: e.LOG_LEVEL,
-    http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES, corsOrigins: e.CORS_ORIGINS },
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      maxBodyBytes: e.MAX_BODY_BYTES,
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      corsOrigins: e.CORS_ORIGINS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
     queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },

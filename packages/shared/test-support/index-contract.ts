@@ -9,6 +9,7 @@ import type { IndexedDocument, SearchIndex } from "../src/ports.ts";
 import type { Metadata } from "../src/domain/metadata.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
 import { parseFilter } from "../src/filter/parse.ts";
+import { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
 
 export interface IndexFixture {
   index: SearchIndex;
@@ -185,6 +186,53 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       expect(hit?.metadata).toStrictEqual(metadata);
       const [found] = await index.findDocuments({ collections: [c], filter: parseFilter("big>4611686018427387904"), limit: 5, offset: 0 });
       expect(found?.metadata).toStrictEqual(metadata);
+    });
+
+    it("treats metadata and filter values carrying SQL, wildcards, NUL or paths only as values", async () => {
+      const { index } = fx;
+      const metadataOf = (v: string): Metadata => ({ status: v, note: `pre${v}post`, tags: [v, "plain"] });
+      const docs = HOSTILE_VALUES.map((v, i) => doc(c, `h${i}`, `hostile value number ${i}`, metadataOf(v)));
+      docs.push(doc(c, "plain", "hostile value plain", { status: "plain", note: "plain" }), doc(c, "bare", "hostile value bare"));
+      await index.indexDocuments(docs.flatMap(one));
+      const byId = new Map(docs.map((d) => [d.docId, d.metadata]));
+      for (const [i, v] of HOSTILE_VALUES.entries()) {
+        const e = filterValue(v);
+        const texts = [`status=${e}`, `status!=${e}`, `tags=${e}`, `noteLIKE${e}`, `statusSTARTSWITH${e}`, `noteENDSWITH${e}post`, `noteNOT LIKE${e}`, `status>=${e}`];
+        if (!v.includes(",")) texts.push(`statusIN${e},plain`, `tagsNOT IN${e}`);
+        for (const text of texts) {
+          const filter = parseFilter(text);
+          const expected = docs.filter((d) => evaluate(filter, d.metadata)).map((d) => d.docId).sort();
+          const found = await index.findDocuments({ collections: [c], filter, limit: 100, offset: 0 });
+          expect(found.map((d) => d.docId).sort(), text).toEqual(expected);
+          const searched = await index.search({ query: "hostile value", collections: [c], filter, k: 100 });
+          expect([...new Set(searched.map((h) => h.docId))].sort(), text).toEqual(expected);
+        }
+        // Equality matches the one document holding the value, which comes back exactly.
+        const [only, ...more] = await index.findDocuments({ collections: [c], filter: parseFilter(`status=${e}`), limit: 100, offset: 0 });
+        expect(more, v).toEqual([]);
+        expect(only?.docId, v).toBe(`h${i}`);
+        expect(only?.metadata, v).toStrictEqual(byId.get(`h${i}`));
+      }
+    });
+
+    it("keeps collections and documents whose names a LIKE pattern or a glob would confuse apart", async () => {
+      const { index } = fx;
+      const names = [`${c}_x`, `${c}yx`, `${c}-x`, `${c}_`, `${c}__x`];
+      await index.indexDocuments(names.flatMap((name) => LOOKALIKE_IDS.flatMap((id) => one(doc(name, id, `lookalike ${id} in ${name}`, { owner: name, id })))));
+      const all = parseFilter("");
+      const docsOf = async (name: string) => (await index.findDocuments({ collections: [name], filter: all, limit: 100, offset: 0 })).map((d) => `${d.collection}/${d.docId}`).sort();
+      const hitsOf = async (names: string[]) => [...new Set((await index.search({ query: "lookalike", collections: names, filter: all, k: 100 })).map((h) => h.collection))].sort();
+      expect(await hitsOf([`${c}_x`])).toEqual([`${c}_x`]);
+      expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.map((id) => `${c}_x/${id}`).sort());
+      await index.deleteDocument(`${c}_x`, "a_c");
+      await index.deleteDocument(`${c}_x`, "a_");
+      expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.filter((id) => id !== "a_c" && id !== "a_").map((id) => `${c}_x/${id}`).sort());
+      await index.deleteCollection(`${c}_`);
+      await index.deleteCollection(`${c}_x`);
+      for (const name of [`${c}yx`, `${c}-x`, `${c}__x`]) expect(await docsOf(name), name).toEqual(LOOKALIKE_IDS.map((id) => `${name}/${id}`).sort());
+      expect(await docsOf(`${c}_x`)).toEqual([]);
+      expect(await docsOf(`${c}_`)).toEqual([]);
+      expect(await hitsOf([`${c}yx`, `${c}-x`, `${c}__x`, `${c}_x`])).toEqual([`${c}yx`, `${c}-x`, `${c}__x`].sort());
     });
 
     it("sorts by ORDERBY and pages with limit and offset", async () => {

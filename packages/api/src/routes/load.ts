@@ -116,7 +116,8 @@ export function loadRoutes(ctx: AppContext): Route[] {
           try {
             return { docId: d.doc_id, metadata: parseMetadata(d.metadata ?? {}), bytes: Buffer.from(d.text, "utf8") };
           } catch (err) {
-            throw new BadRequestError(`documents.${i}.${(err as Error).message}`);
+            if (err instanceof BadRequestError) throw new BadRequestError(`documents.${i}.${err.message}`);
+            throw err;
           }
         });
         const accept = (input: (typeof inputs)[number]) => acceptDocument(ctx, { ...input, collection: query.collection_name, contentType: "text/plain" });

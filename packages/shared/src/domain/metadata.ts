@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BadRequestError } from "../errors.ts";
 import { isCanonicalInstant } from "./instant.ts";
+import { tooDeep } from "./json.ts";
 
 export type Scalar = string | number | boolean;
 export type Metadata = Record<string, Scalar | Scalar[]>;
@@ -119,6 +120,8 @@ export function parseMetadata(input: unknown): Metadata {
 export function parseMetadataJson(textInput: string): Metadata {
   const bytes = Buffer.byteLength(textInput, "utf8");
   if (bytes > L.jsonBytes) throw new BadRequestError(`metadata: ${bytes} bytes of JSON, more than ${L.jsonBytes}`);
+  const deep = tooDeep(textInput);
+  if (deep) throw new BadRequestError(`metadata: ${deep}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(textInput);
