@@ -7,15 +7,18 @@ import { configOrExit, createLogger, createServices, onShutdown } from "@docstor
 import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
+import { createJwtVerifier } from "./jwt.ts";
+import { createRateLimiter } from "./rate-limit.ts";
 
 const config = configOrExit("docstore", process.env);
 const logger = createLogger(config.logLevel);
 let worker: EmbeddedWorker | null = null;
 const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
 
-let tokens = config.auth.tokens;
+let tokens = config.auth.tokens ?? [];
 let generated: string | null = null;
-if (!tokens) {
+// With JWTs accepted and no API_TOKENS, the identity provider alone hands out access.
+if (!config.auth.tokens && !config.auth.jwt) {
   const { token, created } = loadOrCreateToken(config.auth.tokenFile);
   tokens = [token];
   generated = token.token;
@@ -25,7 +28,9 @@ if (!tokens) {
 // Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
 if (services.localCatalog && config.queue.embeddedWorker) worker = startEmbeddedWorker(config, logger, services.localCatalog);
 
-const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens), droppedJobs: () => worker?.dropped ?? 0 });
+const authenticate = createAuthenticator(tokens, config.auth.jwt ? createJwtVerifier(config.auth.jwt) : null);
+const rateLimiter = createRateLimiter(config.rateLimit, logger);
+const app = createApp({ config, logger, services, authenticate, rateLimiter, droppedJobs: () => worker?.dropped ?? 0 });
 const server = app.listen(config.http.port, config.http.host, () => {
   const { port } = server.address() as AddressInfo;
   const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
@@ -46,5 +51,6 @@ onShutdown(logger, config.shutdownTimeoutMs, async () => {
     server.closeIdleConnections();
   });
   await worker?.stop();
+  await rateLimiter?.close();
   await services.close();
 });

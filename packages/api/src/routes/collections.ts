@@ -1,4 +1,6 @@
 import { NotFoundError, type DocumentRecord } from "@docstore/shared";
+import { principalOf, visibleTo } from "../access.ts";
+import { audit } from "../audit.ts";
 import { streamList } from "../stream.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
@@ -54,11 +56,11 @@ export function collectionRoutes(ctx: AppContext): Route[] {
     route({
       method: "get",
       path: "/get_list_of_collection",
-      summary: "Collections with their document counts",
+      summary: "Collections with their document counts (a token restricted to some collections sees only those)",
       scope: "read",
       response: s.collectionListResponse,
-      async handle({ res }) {
-        res.json({ collections: await catalog.listCollections() });
+      async handle({ req, res }) {
+        res.json({ collections: visibleTo(principalOf(req), await catalog.listCollections(), (c) => c.name) });
       },
     }),
     route({
@@ -83,9 +85,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       response: s.deleteDocumentResponse,
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
-      async handle({ query: q, res }) {
+      async handle({ query: q, req, res }) {
         const record = await catalog.delete(q.collection_name, q.id_value);
         if (!record) throw unknownDocument(q);
+        audit(req, "document.deleted", { collection: q.collection_name, doc_id: q.id_value, version: record.version });
         await index.deleteDocument(q.collection_name, q.id_value);
         await blobs.delete(record.blobKey);
         res.json({ deleted: true, collection_name: q.collection_name, doc_id: q.id_value });
@@ -98,9 +101,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       scope: "admin",
       query: s.collectionQuery,
       response: s.deleteCollectionResponse,
-      async handle({ query: q, res }) {
+      async handle({ query: q, req, res }) {
         await mustExist(q.collection_name);
         const documents = await catalog.deleteCollection(q.collection_name);
+        audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);
         await blobs.deletePrefix(`${q.collection_name}/`);
         res.json({ deleted: true, collection_name: q.collection_name, documents });
