@@ -12,3 +12,4 @@ export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fix
 export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";
 export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
+export { startJwksServer, type JwksServer, type SignOptions } from "./jwks-server.ts";
