@@ -23,6 +23,9 @@ export function createRateLimiter(config: RateLimitConfig, logger: Logger): Rate
   const memory = new RateLimiterMemory(options);
   let redis: Redis | null = null;
   let limiter: RateLimiterMemory | RateLimiterRedis = memory;
+  // Requests wait for the first connection attempt, so that a replica that just started counts
+  // in Redis like the others rather than in its memory.
+  let connecting: Promise<void> = Promise.resolve();
   if (config.redisUrl) {
     redis = new Redis(config.redisUrl, {
       enableOfflineQueue: false,
@@ -33,7 +36,7 @@ export function createRateLimiter(config: RateLimitConfig, logger: Logger): Rate
       retryStrategy: (times) => Math.min(times * 100, 2000),
     });
     redis.on("error", (err: Error) => logger.debug({ err: err.message }, "redis (rate limit) error"));
-    redis.connect().catch(() => undefined);
+    connecting = redis.connect().catch(() => undefined);
     limiter = new RateLimiterRedis({
       ...options,
       storeClient: redis,
@@ -44,6 +47,7 @@ export function createRateLimiter(config: RateLimitConfig, logger: Logger): Rate
   }
   return {
     async consume(principal) {
+      await connecting;
       try {
         await limiter.consume(principal.id);
       } catch (err) {
