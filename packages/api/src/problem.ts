@@ -51,7 +51,8 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 /** The one place errors become responses: RFC 9457 problem details. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter: err instanceof RateLimitedError ? err.retryAfterSeconds : undefined } : fromFramework(err);
+    const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : fromFramework(err);
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");
