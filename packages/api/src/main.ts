@@ -9,6 +9,8 @@ import { startEmbeddedWorker, type EmbeddedWorker } from "@docstore/worker";
 import { createApp } from "./app.ts";
 import { createAuthenticator, loadOrCreateToken } from "./auth.ts";
 import { createServer } from "./server.ts";
+import { createJwtVerifier } from "./jwt.ts";
+import { createRateLimiter } from "./rate-limit.ts";
 
 const NAME = "docstore";
 const config = configOrExit(NAME, process.env);
@@ -24,9 +26,10 @@ await orExit(NAME, () => listen(server, config.http.port, config.http.host, "POR
 let worker: EmbeddedWorker | null = null;
 const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
 
-let tokens = config.auth.tokens;
+let tokens = config.auth.tokens ?? [];
 let generated: string | null = null;
-if (!tokens) {
+// With JWTs accepted and no API_TOKENS, the identity provider alone hands out access.
+if (!config.auth.tokens && !config.auth.jwt) {
   const { token, created } = loadOrCreateToken(config.auth.tokenFile);
   tokens = [token];
   generated = token.token;
@@ -36,7 +39,9 @@ if (!tokens) {
 // Embedded mode runs the worker in a thread of this process; with BullMQ, worker processes do.
 if (services.localCatalog && config.queue.embeddedWorker) worker = startEmbeddedWorker(config, logger, services.localCatalog);
 
-const app = createApp({ config, logger, services, authenticate: createAuthenticator(tokens), droppedJobs: () => worker?.dropped ?? 0 });
+const authenticate = createAuthenticator(tokens, config.auth.jwt ? createJwtVerifier(config.auth.jwt) : null);
+const rateLimiter = createRateLimiter(config.rateLimit, logger);
+const app = createApp({ config, logger, services, authenticate, rateLimiter, droppedJobs: () => worker?.dropped ?? 0 });
 // Attached in the same turn as the listen completed, so no request can arrive before it.
 server.on("request", app);
 server.on("error", (err) => {
@@ -51,6 +56,7 @@ onShutdown(logger, config.shutdownTimeoutMs, async () => {
     server.closeIdleConnections();
   });
   await worker?.stop();
+  await rateLimiter?.close();
   await services.close();
   dataDir.release();
 });

@@ -1,13 +1,15 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
+import { AppError, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
+import { audit } from "./audit.ts";
 
 /** The one mapping from what went wrong to an HTTP status. */
 const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   invalid: { status: 400, title: "Bad Request" },
   unauthenticated: { status: 401, title: "Unauthorized" },
   forbidden: { status: 403, title: "Forbidden" },
+  rate_limited: { status: 429, title: "Too Many Requests" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
   too_large: { status: 413, title: "Content Too Large" },
@@ -26,6 +28,8 @@ interface Problem {
   title: string;
   detail: string;
   extras?: Record<string, unknown>;
+  /** Seconds for Retry-After; a 503 without one asks for RETRY_AFTER_SECONDS. */
+  retryAfter?: number;
 }
 
 /** Other errors that carry a 4xx status (Express's own, a 405): the client's fault. */
@@ -65,7 +69,10 @@ function lingerThenClose(req: Request, res: Parameters<RequestHandler>[1]) {
 
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
   if (!req.complete) lingerThenClose(req, res);
-  if (p.status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+  const retryAfter = p.retryAfter ?? (p.status === 503 ? RETRY_AFTER_SECONDS : undefined);
+  if (retryAfter !== undefined) res.set("Retry-After", String(retryAfter));
+  // RFC 6750: a 401 names the scheme it wants.
+  if (p.status === 401) res.set("WWW-Authenticate", 'Bearer realm="docstore"');
   res
     .status(p.status)
     .type("application/problem+json")
@@ -75,10 +82,13 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 /** The one place errors become responses: RFC 9457 problem details. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras } : fromFramework(err);
+    const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : fromFramework(err);
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");
+      if (p.status === 401) audit(req, "token.refused", { reason: p.detail });
+      else if (p.status === 403) audit(req, "access.denied", { reason: p.detail });
       send(req, res, p);
     } else if (p) {
       log.error({ err, status: p.status }, "dependency failure");

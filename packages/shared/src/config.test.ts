@@ -44,12 +44,37 @@ describe("loadConfig", () => {
     ]);
   });
 
+  it("parses tokens restricted to collections, by name or prefix", () => {
+    const c = loadConfig({ API_TOKENS: "team-a-0123456789abcdef:read+write:kb+team-a-*,all-0123456789abcdef:read,every-0123456789abcdef" });
+    expect(c.auth.tokens?.map((t) => [t.token, [...t.scopes].sort(), t.collections])).toEqual([
+      ["team-a-0123456789abcdef", ["read", "write"], ["kb", "team-a-*"]],
+      ["all-0123456789abcdef", ["read"], null],
+      ["every-0123456789abcdef", ["admin", "read", "write"], null],
+    ]);
+  });
+
+  it("turns JWT validation on with AUTH_JWKS_URL, and rate limits with RATE_LIMIT_PER_MIN", () => {
+    expect(loadConfig({}).auth.jwt).toBeNull();
+    expect(loadConfig({}).rateLimit).toEqual({ perMinute: 0, redisUrl: null, prefix: "bull" });
+    const c = loadConfig({ AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: "https://idp.example/", AUTH_AUDIENCE: "docstore", RATE_LIMIT_PER_MIN: "120", QUEUE: "bullmq" });
+    expect(c.auth.jwt).toEqual({ jwksUrl: "https://idp.example/jwks", issuer: "https://idp.example/", audience: "docstore", collectionsClaim: null });
+    expect(c.rateLimit).toEqual({ perMinute: 120, redisUrl: "redis://127.0.0.1:6379", prefix: "bull" });
+  });
+
   it.each([
     [{ PORT: "eighty" }, /PORT/],
     [{ PORT: "70000" }, /PORT/],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
     [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],
+    [{ API_TOKENS: "long-enough-token-123:read:kb/../x" }, /API_TOKENS: "kb\/..\/x" is neither a collection name nor a prefix ending in \*/],
+    [{ API_TOKENS: "long-enough-token-123:read:a*b" }, /API_TOKENS: "a\*b" is neither/],
+    [{ API_TOKENS: "long-enough-token-123:read:kb:x" }, /API_TOKENS: an entry is token, token:scopes or token:scopes:collections/],
+    [{ AUTH_JWKS_URL: "https://idp.example/jwks" }, /AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE/],
+    [{ AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: "https://idp.example/" }, /AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE/],
+    [{ AUTH_AUDIENCE: "docstore" }, /AUTH_AUDIENCE is read only with AUTH_JWKS_URL/],
+    [{ AUTH_JWKS_URL: "not a url", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a" }, /AUTH_JWKS_URL/],
+    [{ RATE_LIMIT_PER_MIN: "-1" }, /RATE_LIMIT_PER_MIN/],
     [{ QUEUE: "kafka" }, /QUEUE/],
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai needs OPENAI_API_KEY/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],

@@ -2,7 +2,7 @@
  * What packages/api and packages/worker import from shared, by name, and nothing else. Tests
  * import the modules they test directly; test support is `@docstore/shared/testing`.
  */
-export { loadConfig, ALL_SCOPES, type ApiToken, type Config, type Env, type Scope } from "./config.ts";
+export { loadConfig, ALL_SCOPES, COLLECTION_PATTERN, type ApiToken, type Config, type Env, type JwtConfig, type RateLimitConfig, type Scope } from "./config.ts";
 export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
 export { claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
 export { createLogger, type Logger } from "./logger.ts";
@@ -16,9 +16,11 @@ export {
   FilterSyntaxError,
   ForbiddenError,
   NotFoundError,
+  RateLimitedError,
   TooLargeError,
   UnsupportedMediaTypeError,
   UnauthorizedError,
+  UnavailableError,
   type ErrorKind,
 } from "./errors.ts";
 export type {

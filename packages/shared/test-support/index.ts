@@ -13,3 +13,4 @@ export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";
 export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
 export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
+export { startJwksServer, type JwksServer, type SignOptions } from "./jwks-server.ts";

@@ -1,4 +1,6 @@
 import { NotFoundError, type DocumentRecord } from "@docstore/shared";
+import { principalOf, visibleTo } from "../access.ts";
+import { audit } from "../audit.ts";
 import { streamList } from "../stream.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
@@ -67,13 +69,13 @@ export function collectionRoutes(ctx: AppContext): Route[] {
     route({
       method: "get",
       path: "/get_list_of_collection",
-      summary: "Collections with their document counts",
+      summary: "Collections with their document counts (a token restricted to some collections sees only those)",
       tag: "Collections",
       scope: "read",
       response: s.collectionListResponse,
       example: { response: { collections: [{ name: "incidents", documents: 2, ready: 2, pending: 0, failed: 0 }] } },
-      async handle({ res }) {
-        res.json({ collections: await catalog.listCollections() });
+      async handle({ req, res }) {
+        res.json({ collections: visibleTo(principalOf(req), await catalog.listCollections(), (c) => c.name) });
       },
     }),
     route({
@@ -123,9 +125,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       example: { query: { collection_name: "incidents", id_value: "INC001" }, response: { deleted: true, collection_name: "incidents", doc_id: "INC001" } },
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
-      async handle({ query: q, res }) {
+      async handle({ query: q, req, res }) {
         const record = await catalog.delete(q.collection_name, q.id_value);
         if (!record) throw unknownDocument(q);
+        audit(req, "document.deleted", { collection: q.collection_name, doc_id: q.id_value, version: record.version });
         await index.deleteDocument(q.collection_name, q.id_value);
         await blobs.delete(record.blobKey);
         res.json({ deleted: true, collection_name: q.collection_name, doc_id: q.id_value });
@@ -141,9 +144,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       response: s.deleteCollectionResponse,
       problems: { 404: "the collection does not exist" },
       example: { query: { collection_name: "incidents" }, response: { deleted: true, collection_name: "incidents", documents: 1 } },
-      async handle({ query: q, res }) {
+      async handle({ query: q, req, res }) {
         await mustExist(q.collection_name);
         const documents = await catalog.deleteCollection(q.collection_name);
+        audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);
         await blobs.deletePrefix(`${q.collection_name}/`);
         res.json({ deleted: true, collection_name: q.collection_name, documents });

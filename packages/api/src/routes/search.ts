@@ -1,4 +1,5 @@
 import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument } from "@docstore/shared";
+import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
@@ -24,9 +25,10 @@ async function typos(ctx: AppContext, filter: Filter, collections: string[], fie
   return found.length > 0 ? found : undefined;
 }
 
-async function existing(ctx: AppContext, names: string[] | undefined): Promise<string[]> {
+/** The collections named (each must exist), or all those the principal may use. */
+async function existing(ctx: AppContext, principal: Principal, names: string[] | undefined): Promise<string[]> {
   const { catalog } = ctx.services;
-  if (names === undefined || names.length === 0) return (await catalog.listCollections()).map((c) => c.name);
+  if (names === undefined || names.length === 0) return visibleTo(principal, (await catalog.listCollections()).map((c) => c.name), (c) => c);
   const unique = [...new Set(names)];
   const missing = [];
   for (const name of unique) if (!(await catalog.collectionExists(name))) missing.push(name);
@@ -37,10 +39,10 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
   const input = s.searchInput(ctx.config.search.maxK);
-  const relevant = async ({ query: q, res }: Input<typeof input, undefined, undefined>) => {
+  const relevant = async ({ query: q, req, res }: Input<typeof input, undefined, undefined>) => {
     const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
-    const collections = await existing(ctx, q.collection_names);
+    const collections = await existing(ctx, principalOf(req), q.collection_names);
     const warnings = await typos(ctx, filter, collections, "metadata");
     // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
     const vector = ctx.services.embedder ? (await ctx.services.embedder.embed([q.query]))[0] : undefined;
@@ -66,7 +68,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
 
   const byTag = async ({ query: q, req, res }: Input<typeof s.tagInput, undefined, undefined>) => {
     const filter = filterOf(q.tag_info, "tag_info");
-    const collections = await existing(ctx, [q.collection_name]);
+    const collections = await existing(ctx, principalOf(req), [q.collection_name]);
     const warnings = await typos(ctx, filter, collections, "tag_info");
     const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, "number");
     const shown = (d: IndexedDocument) => ({ doc_id: d.docId, collection_name: d.collection, metadata: d.metadata, text: d.text });
