@@ -24,10 +24,12 @@ export type {
   BlobStore,
   Catalog,
   ChunkInput,
+  DocumentChunks,
   DocumentRecord,
   Embedder,
   IndexedDocument,
   SearchIndex,
+  StoredChunk,
 } from "./ports.ts";
 export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
 export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";

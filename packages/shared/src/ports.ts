@@ -143,6 +143,21 @@ export interface SearchHit {
   citation?: Citation;
 }
 
+/** One chunk of a document as the index holds it, with its citation. */
+export interface StoredChunk {
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  citation?: Citation;
+}
+
+/** The chunks of the version of a document that the index holds, in chunk order. */
+export interface DocumentChunks {
+  version: number;
+  chunks: StoredChunk[];
+}
+
 export interface FindRequest {
   collections: string[];
   filter: Filter;
@@ -183,6 +198,8 @@ export interface SearchIndex {
    * A batch may be empty or short (a document deleted meanwhile is left out).
    */
   scanDocuments(request: ScanRequest): AsyncIterable<IndexedDocument[]>;
+  /** The chunks of the document's version indexed (of the newest, while two are), or null when none is. */
+  documentChunks(collection: string, docId: string): Promise<DocumentChunks | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
