@@ -7,6 +7,7 @@ import { createMetrics } from "./metrics.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
+import { documentRoutes } from "./routes/documents.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
 
@@ -42,7 +43,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(metrics.count);
 
   // The one route table: what is served here is what /openapi.json describes.
-  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...healthRoutes(ctx), metrics.route];
   const all = [...routes, ...docsRoutes(routes)];
   mountRoutes(app, ctx, all);
   app.use(methodNotAllowed(all));

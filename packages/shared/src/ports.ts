@@ -85,6 +85,7 @@ export interface Catalog {
    * none), so a key missing from it is on no document. One cheap read, for filter warnings.
    */
   metadataFields(collections: readonly string[]): Promise<Set<string>>;
+  /** A page in doc_id order; `next` is documentCursor(id of the last item) when more follow. */
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;

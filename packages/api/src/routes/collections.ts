@@ -1,21 +1,8 @@
-import { NotFoundError, type DocumentRecord } from "@docstore/shared";
-import { streamList } from "../stream.ts";
+import { NotFoundError } from "@docstore/shared";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
-
-/** Documents read from the catalog per step when a list is streamed whole. */
-const STREAM_PAGE = 500;
-
-const listed = (d: DocumentRecord) => ({
-  doc_id: d.docId,
-  name: d.filename ?? d.docId,
-  status: d.status,
-  version: d.version,
-  chunks: d.chunks,
-  updated_at: d.updatedAt,
-});
 
 export function collectionRoutes(ctx: AppContext): Route[] {
   const { catalog, index, blobs } = ctx.services;
@@ -25,32 +12,6 @@ export function collectionRoutes(ctx: AppContext): Route[] {
   };
 
   return [
-    route({
-      method: "get",
-      path: "/get_list_of_documents_names",
-      summary: "Documents of a collection with their status: all of them, streamed, or a page with limit and cursor",
-      scope: "read",
-      query: s.listDocumentsQuery,
-      response: s.documentListResponse,
-      async handle({ query: q, req, res }) {
-        await mustExist(q.collection_name);
-        if (q.limit === undefined) {
-          // Every document, streamed a catalog page at a time.
-          const pages = async function* () {
-            let cursor = q.cursor ?? null;
-            do {
-              const page = await catalog.listDocuments(q.collection_name, STREAM_PAGE, cursor);
-              yield page.items.map(listed);
-              cursor = page.next;
-            } while (cursor !== null);
-          };
-          await streamList(req, res, { collection_name: q.collection_name }, "documents", pages(), { next_cursor: null });
-          return;
-        }
-        const page = await catalog.listDocuments(q.collection_name, q.limit, q.cursor ?? null);
-        res.json({ collection_name: q.collection_name, documents: page.items.map(listed), next_cursor: page.next });
-      },
-    }),
     route({
       method: "get",
       path: "/get_list_of_collection",
