@@ -10,6 +10,7 @@ import { collectionRoutes } from "./routes/collections.ts";
 import { documentRoutes } from "./routes/documents.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsRoutes } from "./routes/docs.ts";
+import { mountConsole } from "./serve-console.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -46,6 +47,7 @@ export function createApp(ctx: AppContext): Express {
   const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...healthRoutes(ctx), metrics.route];
   const all = [...routes, ...docsRoutes(routes)];
   mountRoutes(app, ctx, all);
+  mountConsole(app);
   app.use(methodNotAllowed(all));
   app.use(notFound);
   app.use(problemHandler(ctx.logger));

@@ -1,0 +1,63 @@
+// @ts-check
+/**
+ * Marks the query's words in a chunk. The terms are the ones the service searches with (its
+ * stopwords dropped unless nothing else remains); a word is marked when it is the term, or
+ * when one is the other plus a short ending (heron, herons; migrate, migrating), accents and
+ * case aside, as the index's stemming and folding match them.
+ */
+import { h } from "./dom.js";
+
+const STOPWORDS = new Set(
+  `a about above after again against all am an and any are as at be because been before being below between
+  both but by can did do does doing down during each few for from further had has have having he her here hers
+  herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
+  once only or other our ours ourselves out over own same she should so some such than that the their theirs them
+  themselves then there these they this those through to too under until up very was we were what when where which
+  while who whom why will with would you your yours yourself yourselves`.split(/\s+/),
+);
+
+const WORD = /[\p{L}\p{N}]+/gu;
+
+/** @param {string} s */
+const fold = (s) => s.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+
+/** @param {string} query */
+export function queryTerms(query) {
+  const words = [...new Set(fold(query).match(WORD) ?? [])];
+  const kept = words.filter((w) => !STOPWORDS.has(w));
+  return kept.length > 0 ? kept : words;
+}
+
+/**
+ * @param {string} word
+ * @param {string[]} terms
+ */
+function matches(word, terms) {
+  const w = fold(word);
+  return terms.some((t) => {
+    if (w === t) return true;
+    const [short, long] = w.length < t.length ? [w, t] : [t, w];
+    return short.length >= 4 && long.startsWith(short.slice(0, -1)) && long.length - short.length <= 3;
+  });
+}
+
+/**
+ * The text with each matching word in a <mark>.
+ * @param {string} text
+ * @param {string[]} terms
+ * @returns {(string | HTMLElement)[]}
+ */
+export function highlighted(text, terms) {
+  if (terms.length === 0) return [text];
+  /** @type {(string | HTMLElement)[]} */
+  const out = [];
+  let at = 0;
+  for (const m of text.matchAll(WORD)) {
+    if (!matches(m[0], terms)) continue;
+    if (m.index > at) out.push(text.slice(at, m.index));
+    out.push(h("mark", null, m[0]));
+    at = m.index + m[0].length;
+  }
+  if (at < text.length) out.push(text.slice(at));
+  return out;
+}
