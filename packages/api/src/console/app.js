@@ -49,6 +49,7 @@ async function render() {
   for (const a of nav.querySelectorAll("a")) a.classList.toggle("active", a.dataset.view === view.tab);
   const mine = ++shown;
   main.replaceChildren();
+  delete main.dataset.shown;
   main.setAttribute("aria-busy", "true");
   try {
     await view.show();
@@ -56,7 +57,11 @@ async function render() {
     if (err instanceof ApiError && err.status === 401) return askForToken(err);
     if (mine === shown) main.append(problemView(err));
   } finally {
-    if (mine === shown) main.removeAttribute("aria-busy");
+    if (mine === shown && token.get()) {
+      main.removeAttribute("aria-busy");
+      // Which location the page now shows, whole: what a script (or a test) can wait for.
+      main.dataset.shown = window.location.hash;
+    }
   }
 }
 
@@ -64,6 +69,7 @@ async function render() {
 function askForToken(refused) {
   token.clear();
   main.replaceChildren();
+  main.removeAttribute("aria-busy");
   nav.hidden = true;
   signOut.hidden = true;
   prompt.hidden = false;

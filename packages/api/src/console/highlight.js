@@ -1,9 +1,9 @@
 // @ts-check
 /**
  * Marks the query's words in a chunk. The terms are the ones the service searches with (its
- * stopwords dropped unless nothing else remains); a word is marked when it is the term, or
- * when one is the other plus a short ending (heron, herons; migrate, migrating), accents and
- * case aside, as the index's stemming and folding match them.
+ * stopwords dropped unless nothing else remains); a word is marked when it has a term's stem
+ * (heron, herons; migrate, migrating), accents and case aside, as the index's stemming and
+ * folding match them.
  */
 import { h } from "./dom.js";
 
@@ -28,18 +28,32 @@ export function queryTerms(query) {
   return kept.length > 0 ? kept : words;
 }
 
+/** Endings taken off before comparing, longest first; a few become what the bare word ends with. */
+/** @type {[string, string][]} */
+const ENDINGS = [["ies", "y"], ["ing", ""], ["ed", ""], ["es", ""], ["s", ""], ["e", ""]];
+
+/**
+ * A rough English stem, enough to tell that two words are one: herons and heron, wading and
+ * waded and wade, studies and study, stopped and stop. Not the index's stemmer, only near it.
+ * @param {string} word
+ */
+export function stem(word) {
+  let w = fold(word);
+  for (const [ending, put] of ENDINGS) {
+    if (!w.endsWith(ending) || w.length - ending.length < 3) continue;
+    if (ending === "s" && w.endsWith("ss")) break;
+    w = w.slice(0, -ending.length) + put;
+    break;
+  }
+  // A doubled last consonant is written once (stopp, stop; fall, fal).
+  return /([b-df-hj-np-tv-z])\1$/.test(w) ? w.slice(0, -1) : w;
+}
+
 /**
  * @param {string} word
- * @param {string[]} terms
+ * @param {Set<string>} stems
  */
-function matches(word, terms) {
-  const w = fold(word);
-  return terms.some((t) => {
-    if (w === t) return true;
-    const [short, long] = w.length < t.length ? [w, t] : [t, w];
-    return short.length >= 4 && long.startsWith(short.slice(0, -1)) && long.length - short.length <= 3;
-  });
-}
+const matches = (word, stems) => stems.has(stem(word));
 
 /**
  * The text with each matching word in a <mark>.
@@ -49,11 +63,12 @@ function matches(word, terms) {
  */
 export function highlighted(text, terms) {
   if (terms.length === 0) return [text];
+  const stems = new Set(terms.map(stem));
   /** @type {(string | HTMLElement)[]} */
   const out = [];
   let at = 0;
   for (const m of text.matchAll(WORD)) {
-    if (!matches(m[0], terms)) continue;
+    if (!matches(m[0], stems)) continue;
     if (m.index > at) out.push(text.slice(at, m.index));
     out.push(h("mark", null, m[0]));
     at = m.index + m[0].length;

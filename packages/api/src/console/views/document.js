@@ -37,7 +37,7 @@ export async function documentView(main, collection, docId, params) {
     Object.keys(doc.metadata).length === 0
       ? h("p", { class: "empty" }, "No metadata.")
       : h("table", { class: "grid", id: "metadata" },
-          h("tbody", null, Object.entries(doc.metadata).map(([k, v]) => h("tr", null, h("th", null, k), h("td", null, shown(v)))))),
+          h("tbody", null, Object.entries(doc.metadata).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => h("tr", null, h("th", null, k), h("td", null, shown(v)))))),
   );
 
   /** @type {Chunk[]} */
