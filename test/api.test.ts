@@ -468,6 +468,21 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         expect(doc.body.paths[op], op).toBeDefined();
       }
       expect(doc.body.paths["/get_relevant_documents"].get.parameters.map((p: any) => p.name)).toContain("query");
+      expect(doc.body.paths["/get_document_chunks"].get.security).toEqual([{ bearer: ["read"] }]);
+    });
+
+    it("serves the console without a token, and sends / there", async () => {
+      const root = await fetch(new URL("/", svc.url), { redirect: "manual" });
+      expect([root.status, root.headers.get("location")]).toEqual([302, "console/"]);
+      const page = await svc.request("GET", "/console/", { token: null });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+      expect(page.body).toContain('<script type="module" src="app.js"></script>');
+      const script = await svc.request("GET", "/console/views/search.js", { token: null });
+      expect([script.status, script.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+      expect((await svc.request("GET", "/console/tsconfig.json", { token: null })).status).toBe(404);
+      expect((await svc.request("GET", "/console/../package.json", { token: null })).status).toBe(404);
     });
 
     it("serves Prometheus metrics to a token with the read scope", async () => {

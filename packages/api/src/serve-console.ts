@@ -41,5 +41,9 @@ export function mountConsole(app: Express): void {
     files(req, res, next);
   };
   app.use("/console", onlyAssets);
-  app.get("/", (_req, res) => res.redirect(302, "console/"));
+  // Middleware rather than a route: the route table (and so OpenAPI) lists operations only.
+  app.use((req, res, next) => {
+    if (req.path !== "/" || (req.method !== "GET" && req.method !== "HEAD")) return next();
+    res.redirect(302, "console/");
+  });
 }
