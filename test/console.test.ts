@@ -12,7 +12,7 @@ import { CHROMIUM_SKIP, hasChromium, launchChromium, type Browser } from "./brow
 // Functions handed to page.evaluate run in the browser; these are its globals they read (this
 // project's type check has no DOM library, and a string expression would need 'unsafe-eval').
 declare const document: { getElementById(id: string): { dataset: Record<string, string | undefined> } | null };
-declare const location: { hash: string };
+declare let location: { hash: string };
 declare const sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void };
 declare const localStorage: { length: number };
 
@@ -182,6 +182,18 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(await page.textContent(".problem-at")).toBe("team=red^priorityBETWEEN1" + (position >= 25 ? " " : ""));
     expect(await page.textContent(".problem-at mark")).toBe("team=red^priorityBETWEEN1".charAt(position) || " ");
     expect(await page.isVisible("#documents")).toBe(false);
+
+    // Past a page (50): the rest one click away, in doc_id order.
+    const many = uniqueName("many");
+    const documents = Array.from({ length: 60 }, (_, i) => ({ doc_id: `m${String(i).padStart(2, "0")}`, text: `item ${i}` }));
+    expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: many }, json: { documents } })).status).toBe(202);
+    await navigate(page, () => page.evaluate((hash) => (location.hash = hash), `#/collections/${many}`));
+    expect(await rows(page, "#documents")).toEqual(documents.slice(0, 50).map((d) => d.doc_id));
+    expect(await page.textContent("#documents-summary")).toBe("50 documents so far");
+    await page.click("#more");
+    await page.waitForSelector("#more", { state: "hidden" });
+    expect(await rows(page, "#documents")).toEqual(documents.map((d) => d.doc_id));
+    expect(await page.textContent("#documents-summary")).toBe("60 documents");
     expect(errors).toEqual([]);
     await page.close();
   });
