@@ -7,10 +7,12 @@ import { createMetrics } from "./metrics.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
+import { documentRoutes } from "./routes/documents.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { docsAssets, docsRoutes } from "./routes/docs.ts";
 import { corsHandler, securityHeaders } from "./security.ts";
 import { wellFormed } from "./well-formed.ts";
+import { mountConsole } from "./serve-console.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -49,11 +51,12 @@ export function createApp(ctx: AppContext): Express {
   app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
-  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...healthRoutes(ctx), metrics.route];
   const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
   const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
   mountRoutes(app, ctx, all);
   app.use("/docs/assets", docsAssets());
+  mountConsole(app);
   app.use(methodNotAllowed(all));
   app.use(notFound);
   app.use(problemHandler(ctx.logger));

@@ -23,6 +23,7 @@ const SCOPES: Record<string, Scope | undefined> = {
   "GET /get_list_of_documents_names": "read",
   "GET /get_list_of_collection": "read",
   "GET /get_document_status": "read",
+  "GET /get_document_chunks": "read",
   "GET /metrics": "read",
   "POST /load_document_to_collection": "write",
   "POST /load_text_to_collection": "write",
@@ -33,6 +34,7 @@ const SCOPES: Record<string, Scope | undefined> = {
   "GET /readyz": undefined,
   "GET /openapi.json": undefined,
   "GET /docs": undefined,
+  "GET /docs/filters": undefined,
 };
 
 /** A valid request of each operation that names collections, for the collection `c`. */
@@ -43,6 +45,7 @@ const naming = (c: string): Record<string, { query: Record<string, string>; body
   "POST /get_content_by_tag": { query: { collection_name: c }, body: { tag_info: "" } },
   "GET /get_list_of_documents_names": { query: { collection_name: c } },
   "GET /get_document_status": { query: { collection_name: c, id_value: "d1" } },
+  "GET /get_document_chunks": { query: { collection_name: c, id_value: "d1" } },
   "POST /load_document_to_collection": { query: { collection_name: c }, form: true },
   "POST /load_text_to_collection": { query: { collection_name: c }, body: { text: "t" } },
   "POST /load_texts_to_collection": { query: { collection_name: c }, body: { documents: [{ text: "t" }] } },

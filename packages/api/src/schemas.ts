@@ -137,11 +137,17 @@ export const tagInput = z.object({
   cursor,
 });
 
+const STATUS_ACCEPTED = { error: "expected one of queued, processing, ready, failed, pending (queued or processing)" };
+
 export const listDocumentsQuery = z.object({
   collection_name: collectionName,
+  status: z.enum(["queued", "processing", "ready", "failed", "pending"], STATUS_ACCEPTED).optional().describe("only documents with this ingestion status (pending: queued or processing)"),
+  tag_info: filter.optional().describe("only documents whose metadata match this filter (encoded query, no ORDERBY: the list is in doc_id order)"),
   limit,
   cursor,
 });
+
+export const chunksQuery = z.object({ collection_name: collectionName, id_value: docId, limit, cursor });
 
 export const documentQuery = z.object({ collection_name: collectionName, id_value: docId });
 export const collectionQuery = z.object({ collection_name: collectionName });
@@ -201,7 +207,37 @@ export const contentResponse = z.object({
 export const documentListResponse = z.object({
   collection_name: z.string(),
   documents: z.array(
-    z.object({ doc_id: z.string(), name: z.string(), status: z.string(), version: z.number().int(), chunks: z.number().int(), updated_at: z.string() }),
+    z.object({
+      doc_id: z.string(),
+      name: z.string(),
+      status: z.string(),
+      version: z.number().int(),
+      chunks: z.number().int(),
+      size: z.number().int().describe("bytes of the file or text loaded"),
+      content_type: z.string(),
+      error: z.string().nullable().describe("why the document failed, when it did"),
+      updated_at: z.string(),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const chunksResponse = z.object({
+  collection_name: z.string(),
+  doc_id: z.string(),
+  status: z.enum(["queued", "processing", "ready", "failed"]).describe("of the document's latest version"),
+  version: z.number().int().nullable().describe("the version whose chunks are shown: the one searched; null when none is indexed"),
+  chunks: z.array(
+    z.object({
+      chunk_index: z.number().int(),
+      text: z.string(),
+      start: z.number().int().describe("offset of the chunk in the extracted text"),
+      end: z.number().int(),
+      page: z.number().int().optional().describe("PDF page where the chunk starts"),
+      sheet: z.string().optional().describe("spreadsheet sheet"),
+      slide: z.number().int().optional().describe("presentation slide"),
+      heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
+    }),
   ),
   next_cursor: z.string().nullable(),
 });

@@ -26,20 +26,24 @@ export {
 export type {
   BlobStore,
   Catalog,
+  Citation,
   ChunkInput,
+  DocumentChunks,
   DocumentRecord,
   Embedder,
   IndexedDocument,
   SearchIndex,
+  StoredChunk,
 } from "./ports.ts";
 export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
 export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
 export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
-export { decodeCursor, encodeCursor } from "./domain/cursor.ts";
+export { decodeCursor, documentCursor, encodeCursor } from "./domain/cursor.ts";
 export { MAX_JSON_DEPTH, jsonDepth, tooDeep } from "./domain/json.ts";
 export { SUPPORTED_TYPES, type SupportedType } from "./domain/media-types.ts";
 export { parseFilter } from "./filter/parse.ts";
+export { evaluate as matchesFilter } from "./filter/evaluate.ts";
 export type { Filter } from "./filter/ast.ts";
 export { detectType } from "./detect/detect.ts";
 export { extractText } from "./extract/text.ts";

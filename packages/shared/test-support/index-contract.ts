@@ -134,6 +134,32 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       expect(hits[0]).toMatchObject({ chunkIndex: 1, start: 25, end: text.length, text: "second part about storks." });
     });
 
+    it("gives a document's chunks in order with their citations, of the version indexed", async () => {
+      const { index } = fx;
+      const text = "Intro on cranes. Storks migrate south.";
+      await index.indexDocuments([{
+        doc: doc(c, "d1", text, {}, 1),
+        chunks: [
+          { index: 1, text: text.slice(17), start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+          { index: 0, text: text.slice(0, 16), start: 0, end: 16, citation: { page: 1 } },
+        ],
+      }]);
+      expect(await index.documentChunks(c, "d1")).toStrictEqual({
+        version: 1,
+        chunks: [
+          { chunkIndex: 0, text: "Intro on cranes.", start: 0, end: 16, citation: { page: 1 } },
+          { chunkIndex: 1, text: "Storks migrate south.", start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+        ],
+      });
+      await index.indexDocuments(one(doc(c, "d1", "only one chunk now", {}, 2)));
+      expect(await index.documentChunks(c, "d1")).toStrictEqual({ version: 2, chunks: [{ chunkIndex: 0, text: "only one chunk now", start: 0, end: 18 }] });
+      await index.indexDocuments([{ doc: doc(c, "empty", "", {}, 1), chunks: [] }]);
+      expect(await index.documentChunks(c, "empty")).toStrictEqual({ version: 1, chunks: [] });
+      expect(await index.documentChunks(c, "missing")).toBeNull();
+      await index.deleteDocument(c, "d1");
+      expect(await index.documentChunks(c, "d1")).toBeNull();
+    });
+
     it("agrees with the reference evaluator on every operator", async () => {
       const { index } = fx;
       await index.indexDocuments(CORPUS.flatMap((m, i) => one(doc(c, `d${i}`, `bird number ${i}`, m))));

@@ -1,23 +1,10 @@
-import { NotFoundError, type DocumentRecord } from "@docstore/shared";
+import { NotFoundError } from "@docstore/shared";
 import { principalOf, visibleTo } from "../access.ts";
 import { audit } from "../audit.ts";
-import { streamList } from "../stream.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
-
-/** Documents read from the catalog per step when a list is streamed whole. */
-const STREAM_PAGE = 500;
-
-const listed = (d: DocumentRecord) => ({
-  doc_id: d.docId,
-  name: d.filename ?? d.docId,
-  status: d.status,
-  version: d.version,
-  chunks: d.chunks,
-  updated_at: d.updatedAt,
-});
 
 export function collectionRoutes(ctx: AppContext): Route[] {
   const { catalog, index, blobs } = ctx.services;
@@ -27,45 +14,6 @@ export function collectionRoutes(ctx: AppContext): Route[] {
   };
 
   return [
-    route({
-      method: "get",
-      path: "/get_list_of_documents_names",
-      summary: "Documents of a collection with their status: all of them, streamed, or a page with limit and cursor",
-      description:
-        "Without `limit`, every document comes in one answer, streamed a catalog page at a time (after `cursor`, when given), and " +
-        "`next_cursor` is null; with it, a page, and `next_cursor` continues.",
-      tag: "Collections",
-      scope: "read",
-      query: s.listDocumentsQuery,
-      response: s.documentListResponse,
-      problems: { 404: "the collection does not exist" },
-      example: {
-        query: { collection_name: "incidents", limit: 100 },
-        response: {
-          collection_name: "incidents",
-          documents: [{ doc_id: "INC001", name: "INC001", status: "ready", version: 1, chunks: 1, updated_at: "2025-05-06T09:12:44.120Z" }],
-          next_cursor: null,
-        },
-      },
-      async handle({ query: q, req, res }) {
-        await mustExist(q.collection_name);
-        if (q.limit === undefined) {
-          // Every document, streamed a catalog page at a time.
-          const pages = async function* () {
-            let cursor = q.cursor ?? null;
-            do {
-              const page = await catalog.listDocuments(q.collection_name, STREAM_PAGE, cursor);
-              yield page.items.map(listed);
-              cursor = page.next;
-            } while (cursor !== null);
-          };
-          await streamList(req, res, { collection_name: q.collection_name }, "documents", pages(), { next_cursor: null });
-          return;
-        }
-        const page = await catalog.listDocuments(q.collection_name, q.limit, q.cursor ?? null);
-        res.json({ collection_name: q.collection_name, documents: page.items.map(listed), next_cursor: page.next });
-      },
-    }),
     route({
       method: "get",
       path: "/get_list_of_collection",

@@ -1,6 +1,7 @@
 import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
+import { citationFields } from "../citations.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
@@ -8,7 +9,8 @@ import * as s from "../schemas.ts";
 /** Documents read from the index per step when a tag lookup is streamed whole. */
 const STREAM_BATCH = 100;
 
-function filterOf(text: string | undefined, field: string): Filter {
+/** The filter sent in `field`; a syntax error is a 400 naming its position. */
+export function filterOf(text: string | undefined, field: string): Filter {
   try {
     return parseFilter(text ?? "");
   } catch (err) {
@@ -18,7 +20,7 @@ function filterOf(text: string | undefined, field: string): Filter {
 }
 
 /** What in the filter looks like a typo; the catalog is asked for fields only when the filter names some. */
-async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
+export async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
   const names = filter.groups.length > 0 || filter.orderBy.length > 0;
   const fields = names ? await ctx.services.catalog.metadataFields(collections) : null;
   const found = filterTypos(filter, fields).map((w) => `${field}: ${w}`);
@@ -58,10 +60,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
         metadata: h.metadata,
         start: h.start,
         end: h.end,
-        ...(h.citation?.page !== undefined ? { page: h.citation.page } : {}),
-        ...(h.citation?.sheet !== undefined ? { sheet: h.citation.sheet } : {}),
-        ...(h.citation?.slide !== undefined ? { slide: h.citation.slide } : {}),
-        ...(h.citation?.headingPath ? { heading_path: h.citation.headingPath } : {}),
+        ...citationFields(h.citation),
       })),
     });
   };
