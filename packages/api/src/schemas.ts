@@ -178,6 +178,16 @@ export const documentStatus = loadResponse.extend({
   updated_at: z.string(),
 });
 
+/** Where a chunk is: its offsets in the extracted text and its citation, as a search and a chunk list give it. */
+const chunkPlace = {
+  start: z.number().int().describe("offset of the chunk in the extracted text"),
+  end: z.number().int(),
+  page: z.number().int().optional().describe("PDF page where the chunk starts"),
+  sheet: z.string().optional().describe("spreadsheet sheet"),
+  slide: z.number().int().optional().describe("presentation slide"),
+  heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
+};
+
 export const searchResponse = z.object({
   warnings,
   results: z.array(
@@ -188,12 +198,7 @@ export const searchResponse = z.object({
       text: z.string(),
       score: z.number(),
       metadata: metadataOut,
-      start: z.number().int().describe("offset of the chunk in the extracted text"),
-      end: z.number().int(),
-      page: z.number().int().optional().describe("PDF page where the chunk starts"),
-      sheet: z.string().optional().describe("spreadsheet sheet"),
-      slide: z.number().int().optional().describe("presentation slide"),
-      heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
+      ...chunkPlace,
     }),
   ),
 });
@@ -231,12 +236,7 @@ export const chunksResponse = z.object({
     z.object({
       chunk_index: z.number().int(),
       text: z.string(),
-      start: z.number().int().describe("offset of the chunk in the extracted text"),
-      end: z.number().int(),
-      page: z.number().int().optional().describe("PDF page where the chunk starts"),
-      sheet: z.string().optional().describe("spreadsheet sheet"),
-      slide: z.number().int().optional().describe("presentation slide"),
-      heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
+      ...chunkPlace,
     }),
   ),
   next_cursor: z.string().nullable(),
