@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { loadConfig } from "./config.ts";
 import { ConfigError } from "./errors.ts";
+import { DEFAULT_FUSION } from "./search/fusion.ts";
 
 describe("loadConfig", () => {
   it("gives the documented defaults", () => {
@@ -15,6 +16,12 @@ describe("loadConfig", () => {
     expect(c.auth.tokens).toBeUndefined();
     expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });
     expect(c.search.maxK).toBe(100);
+    expect(c.search.fusion).toEqual(DEFAULT_FUSION);
+  });
+
+  it("reads the hybrid fusion's depth and weights", () => {
+    const c = loadConfig({ HYBRID_DEPTH: "250", HYBRID_LEXICAL_WEIGHT: "0.5", HYBRID_DENSE_WEIGHT: "2" });
+    expect(c.search.fusion).toEqual({ depth: 250, lexicalWeight: 0.5, denseWeight: 2 });
   });
 
   it("parses tokens with and without scopes", () => {
@@ -36,6 +43,9 @@ describe("loadConfig", () => {
     [{ EMBEDDER: "openai" }, /EMBEDDER=openai needs OPENAI_API_KEY/],
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
     [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],
+    [{ HYBRID_DEPTH: "0" }, /HYBRID_DEPTH/],
+    [{ HYBRID_DENSE_WEIGHT: "0" }, /HYBRID_DENSE_WEIGHT/],
+    [{ HYBRID_LEXICAL_WEIGHT: "heavy" }, /HYBRID_LEXICAL_WEIGHT/],
   ])("refuses %j, naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
