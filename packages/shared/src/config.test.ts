@@ -19,6 +19,11 @@ describe("loadConfig", () => {
     expect(c.search.fusion).toEqual(DEFAULT_FUSION);
   });
 
+  it("reads the embeddings requests' size and timeout", () => {
+    expect(loadConfig({}).embedder).toMatchObject({ maxBatch: 512, requestTimeoutMs: 60_000 });
+    expect(loadConfig({ EMBEDDING_BATCH_SIZE: "16", EMBEDDING_TIMEOUT_MS: "600000" }).embedder).toMatchObject({ maxBatch: 16, requestTimeoutMs: 600_000 });
+  });
+
   it("reads the hybrid fusion's depth and weights", () => {
     const c = loadConfig({ HYBRID_DEPTH: "250", HYBRID_LEXICAL_WEIGHT: "0.5", HYBRID_DENSE_WEIGHT: "2" });
     expect(c.search.fusion).toEqual({ depth: 250, lexicalWeight: 0.5, denseWeight: 2 });
@@ -44,6 +49,7 @@ describe("loadConfig", () => {
     [{ CHUNK_TOKENS: "100", CHUNK_OVERLAP_TOKENS: "100" }, /CHUNK_OVERLAP_TOKENS \(100\) must be smaller than CHUNK_TOKENS \(100\)/],
     [{ EMBEDDED_WORKER: "yes" }, /EMBEDDED_WORKER/],
     [{ HYBRID_DEPTH: "0" }, /HYBRID_DEPTH/],
+    [{ EMBEDDING_BATCH_SIZE: "4096" }, /EMBEDDING_BATCH_SIZE/],
     [{ HYBRID_DENSE_WEIGHT: "0" }, /HYBRID_DENSE_WEIGHT/],
     [{ HYBRID_LEXICAL_WEIGHT: "heavy" }, /HYBRID_LEXICAL_WEIGHT/],
   ])("refuses %j, naming the variable", (env, message) => {

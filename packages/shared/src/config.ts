@@ -84,6 +84,8 @@ const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
   EMBEDDING_DIMENSIONS: int(1, 16384).default(1536),
+  EMBEDDING_BATCH_SIZE: int(1, 2048).default(512),
+  EMBEDDING_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
   HYBRID_DEPTH: int(1, 10_000).default(DEFAULT_FUSION.depth),
   HYBRID_LEXICAL_WEIGHT: weight().default(DEFAULT_FUSION.lexicalWeight),
   HYBRID_DENSE_WEIGHT: weight().default(DEFAULT_FUSION.denseWeight),
@@ -146,6 +148,8 @@ export function loadConfig(env: Env) {
       baseUrl: e.OPENAI_BASE_URL,
       model: e.EMBEDDING_MODEL,
       dimensions: e.EMBEDDING_DIMENSIONS,
+      maxBatch: e.EMBEDDING_BATCH_SIZE,
+      requestTimeoutMs: e.EMBEDDING_TIMEOUT_MS,
     },
     ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS },
     extraction: {
