@@ -131,7 +131,8 @@ async function spawnReady(script: string, env: Record<string, string>, ready: Re
   const proc = spawn(process.execPath, [script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${path.basename(script)} did not start:\n${output}`)), 20_000);
+    // Generous: on a busy 2-core machine, loading the native modules alone can take 20 s.
+    const timer = setTimeout(() => reject(new Error(`${path.basename(script)} did not start:\n${output}`)), 45_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = ready.exec(output);
