@@ -21,7 +21,7 @@ fi
 if [ "${1:-}" = "--install-only" ]; then exit 0; fi
 # The model is read from the installed package; nothing may be fetched from a hub.
 export HF_HUB_OFFLINE=1
-# One BLAS thread by default: the model runs on one thread, and on a shared 2-core machine
-# BLAS threads that spin waiting for a core cost more than they give.
+# One BLAS thread per model thread by default (server.py --threads): on a shared 2-core
+# machine, BLAS threads that spin waiting for a core cost more than they give.
 export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-1}"
 exec "$venv/bin/python" "$here/server.py" "$@"

@@ -10,9 +10,9 @@ does: {"object": "list", "data": [{"object": "embedding", "index", "embedding"}]
 "usage"}, errors as {"error": {"message", "type", "param", "code"}}. Vectors have unit length.
 GET /v1/models lists the model; GET /health answers 200.
 
-Batching: every request's texts go to one model thread, which takes whatever is waiting (from
-all requests at once, up to --batch texts), sorts it by length so that little padding is
-computed, and runs it. Texts already embedded come from an in-memory cache (--cache entries).
+Batching: every request's texts go to a queue; a model thread (--threads of them) takes
+whatever is waiting (from all requests at once, up to --batch texts), sorts it by length so
+that little padding is computed, and runs it. Texts already embedded come from an in-memory cache (--cache entries).
 """
 from __future__ import annotations
 
@@ -43,16 +43,19 @@ class ApiError(Exception):
 
 
 class Batcher:
-    """One thread runs the model; requests wait on futures for their texts' vectors."""
+    """Model threads run batches; requests wait on futures for their texts' vectors."""
 
-    def __init__(self, model: minilm.MiniLM, batch: int, cache_entries: int):
+    def __init__(self, model: minilm.MiniLM, batch: int, cache_entries: int, threads: int):
         self.model = model
         self.batch = batch
         self.cache: OrderedDict[bytes, np.ndarray] = OrderedDict()
         self.cache_entries = cache_entries
         self.lock = threading.Lock()
         self.waiting: queue.Queue[tuple[list[int], Future]] = queue.Queue()
-        threading.Thread(target=self._run, name="model", daemon=True).start()
+        # NumPy releases the GIL in its matrix products and element-wise loops, so model
+        # threads running different batches use as many cores.
+        for n in range(threads):
+            threading.Thread(target=self._run, name=f"model-{n}", daemon=True).start()
 
     def embed(self, texts: list[str]) -> tuple[np.ndarray, int]:
         """Unit vectors for texts, in order, and the number of tokens they were counted as."""
@@ -206,12 +209,13 @@ def main() -> None:
     parser.add_argument("--batch", type=int, default=64, help="texts per model run at most (default 64)")
     parser.add_argument("--max-tokens", type=int, default=None, help="word pieces kept per text (default the model's 256)")
     parser.add_argument("--cache", type=int, default=100_000, help="vectors kept in memory (default 100,000)")
+    parser.add_argument("--threads", type=int, default=2, help="model threads, each running one batch at a time (default 2)")
     args = parser.parse_args()
     if args.host not in LOOPBACK:
         parser.error(f"--host must be a loopback address ({', '.join(LOOPBACK)}): this is a development tool")
     model = minilm.load(args.max_tokens)
     served = {minilm.MODEL_ID, f"sentence-transformers/{minilm.MODEL_ID}"}
-    server = ThreadingHTTPServer((args.host, args.port), make_handler(Batcher(model, args.batch, args.cache), served))
+    server = ThreadingHTTPServer((args.host, args.port), make_handler(Batcher(model, args.batch, args.cache, max(1, args.threads)), served))
     server.daemon_threads = True
     host, port = server.server_address[:2]
     print(f"embed-server ready at http://{host}:{port}/v1 model {minilm.MODEL_ID} dimensions {model.dimensions} max tokens {model.max_tokens}", flush=True)
