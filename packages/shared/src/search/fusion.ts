@@ -27,8 +27,7 @@ export interface HybridFusion {
  * all-MiniLM-L6-v2 over 512-token chunks (`pnpm bench:quality` with BENCH_TUNE=1 prints the
  * grid). nDCG@10 there: BM25 alone 0.698, dense alone 0.644, RRF of the first 100 of each 0.695
  * (below BM25 alone), of the first 10 (or k, if more) 0.708; weights other than 1 : 1 gained
- * nothing at that depth. Fusing deep lists lets chunks that both rankings place low outscore
- * the first chunks of one.
+ * nothing at that depth.
  */
 export const DEFAULT_FUSION: HybridFusion = { depth: 10, lexicalWeight: 1, denseWeight: 1 };
 
