@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts"],
+    include: ["packages/*/src/**/*.test.ts", "test/**/*.test.ts", "bench/**/*.test.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: "forks",

@@ -48,7 +48,7 @@ async function ready(svc: Service, collection: string): Promise<number> {
 }
 
 /** Busy and total jiffies of the whole machine, from /proc/stat. */
-function machineTicks(): { busy: number; total: number } {
+export function machineTicks(): { busy: number; total: number } {
   const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
   const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
   const total = fields.reduce((a, b) => a + b, 0);
@@ -56,7 +56,7 @@ function machineTicks(): { busy: number; total: number } {
 }
 
 /** CPU jiffies a process has used (user + system). */
-function processTicks(pid: number | undefined): number {
+export function processTicks(pid: number | undefined): number {
   if (!pid) return 0;
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");

@@ -15,11 +15,14 @@ export function readJsonl<T>(file: string): T[] {
   return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as T);
 }
 
-export function scifact() {
+export type Qrels = Map<string, Map<string, number>>;
+
+/** SciFact's corpus, and the queries of one split (test by default) with their judgements. */
+export function scifact(split: "test" | "train" = "test") {
   const corpus = readJsonl<Doc>(path.join(SCIFACT, "corpus.jsonl"));
   const queries = new Map(readJsonl<{ _id: string; text: string }>(path.join(SCIFACT, "queries.jsonl")).map((q) => [q._id, q.text]));
-  const qrels = new Map<string, Map<string, number>>();
-  for (const line of readFileSync(path.join(SCIFACT, "qrels/test.tsv"), "utf8").split("\n").slice(1)) {
+  const qrels: Qrels = new Map();
+  for (const line of readFileSync(path.join(SCIFACT, `qrels/${split}.tsv`), "utf8").split("\n").slice(1)) {
     const [q, d, s] = line.split("\t");
     if (!q || !d) continue;
     if (!qrels.has(q)) qrels.set(q, new Map());
@@ -30,7 +33,7 @@ export function scifact() {
 }
 
 /** nDCG@10 and Recall@100 as BEIR computes them (trec_eval's linear gain). */
-export function score(runs: Map<string, string[]>, qrels: Map<string, Map<string, number>>) {
+export function score(runs: Map<string, string[]>, qrels: Qrels) {
   let ndcg = 0;
   let recall = 0;
   for (const [q, rel] of qrels) {

@@ -22,7 +22,7 @@ interface Counts {
 }
 
 /** Everything in the bench's environment reaches the service (INDEX, QDRANT_URL...), except what the harness owns. */
-function serviceEnv(): Record<string, string> {
+export function serviceEnv(): Record<string, string> {
   const env: Record<string, string> = { LOG_LEVEL: "warn" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && k !== "PORT" && k !== "DATA_DIR") env[k] = v;
   return { ...env, API_TOKENS: TOKEN };
@@ -46,7 +46,7 @@ async function counts(svc: Service): Promise<Counts> {
 }
 
 /** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate. */
-async function load(svc: Service, opts: ScaleOptions) {
+export async function load(svc: Service, opts: ScaleOptions) {
   const batches = scaleBatches(opts.sentences, opts.n, BATCH);
   let sent = 0;
   let accepted = 0;
@@ -89,7 +89,7 @@ async function load(svc: Service, opts: ScaleOptions) {
   }
 }
 
-async function querySets(svc: Service, opts: ScaleOptions) {
+export async function querySets(svc: Service, opts: ScaleOptions) {
   const { queries, seconds } = opts;
   const search = (metadata: string | undefined) => async (i: number) => {
     const q = encodeURIComponent(queries[i % queries.length]!);

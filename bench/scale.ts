@@ -9,15 +9,22 @@
  *   BENCH_SECONDS=10  least duration of each query set (each also runs the 300 queries once)
  *   KEEP=1            keep the service's DATA_DIR and the LanceDB table
  *   BENCH_NODE_ARGS   Node options for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
- * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS...) reaches the service as it is.
+ *   BENCH_INDEX=qdrant  the distributed mode with Qdrant instead of bare LanceDB beside the
+ *                     embedded service: loaded with one worker process, then afresh with two
+ *                     and searched (scale-qdrant.ts; QDRANT_BIN or QDRANT_URL, BENCH_BLOBS=fs)
+ * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS, WORKER_CONCURRENCY...) reaches the
+ * service as it is.
  */
 import { spawn } from "node:child_process";
 import { fmt, scifact } from "./lib.ts";
 import { sentencesOf } from "./scale-corpus.ts";
 import { FILTER_TEXT, TAG_TEXT, MB, type Rate, type ScaleOptions, type SideFigures } from "./scale-measure.ts";
 import { serviceFigures, type ServiceFigures } from "./scale-service.ts";
+import { qdrantFigures, type DistributedFigures } from "./scale-qdrant.ts";
 
 const only = process.env.BENCH_ONLY;
+const versusQdrant = process.env.BENCH_INDEX === "qdrant";
+if (process.env.BENCH_INDEX !== undefined && !versusQdrant) throw new Error(`BENCH_INDEX: qdrant or unset, not ${process.env.BENCH_INDEX}`);
 if (only !== undefined && only !== "service" && only !== "lancedb") throw new Error(`BENCH_ONLY: service or lancedb, not ${only}`);
 const { corpus, tests } = scifact();
 const opts: ScaleOptions = {
@@ -40,9 +47,16 @@ if (process.env.SCALE_CHILD === "lancedb") {
   console.log(`docstore scale bench: N=${fmt(opts.n)} documents of ~1 KB from ${fmt(opts.sentences.length)} SciFact sentences; Node ${process.version}; one run, same machine`);
   console.log(`query sets, ${opts.queries.length} SciFact test queries, 8 at once, >= ${opts.seconds} s each: search k=10; search k=10 with "${FILTER_TEXT}"; tag lookup "${TAG_TEXT}" limit 100`);
   const wall = performance.now();
-  const ours: ServiceFigures | undefined = only === "lancedb" ? undefined : await serviceFigures(opts);
-  const bare: SideFigures | undefined = only === "service" ? undefined : await lancedbInChild();
-  report(ours, bare);
+  if (versusQdrant) {
+    const one = await qdrantFigures(opts, 1, false);
+    const two = await qdrantFigures(opts, 2, true);
+    const embedded = only === "lancedb" ? undefined : await serviceFigures(opts);
+    reportQdrant(one, two, embedded);
+  } else {
+    const ours: ServiceFigures | undefined = only === "lancedb" ? undefined : await serviceFigures(opts);
+    const bare: SideFigures | undefined = only === "service" ? undefined : await lancedbInChild();
+    report(ours, bare);
+  }
   console.log(`wall time ${fmt((performance.now() - wall) / 1000, 0)} s`);
 }
 
@@ -87,5 +101,30 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
   rows.push(["disk / raw text", cell(ours && ours.disk / raw!, 2), cell(bare && bare.disk / raw!, 2), "", "<= 3x"]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
   console.log(`\nN=${fmt(opts.n)}  (memory: docstore's service process; bare LanceDB's process, the bench's corpus generator included)`);
+  for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
+}
+
+/** The distributed mode with Qdrant beside the embedded service (LanceDB), the same documents. */
+function reportQdrant(one: DistributedFigures, two: DistributedFigures, embedded: ServiceFigures | undefined) {
+  const rows: [string, string, string, string][] = [["figure", "distributed, Qdrant", "embedded, LanceDB", "ratio"]];
+  const cell = (v: number | undefined, digits = 0) => (v === undefined ? "-" : fmt(v, digits));
+  const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "-" : fmt(a / b, 2));
+  rows.push(["indexed docs/s (end to end), one worker", cell(one.indexedPerSec), cell(embedded?.indexedPerSec), ratio(one.indexedPerSec, embedded?.indexedPerSec)]);
+  rows.push(["indexed docs/s (end to end), two workers", cell(two.indexedPerSec), "", ratio(two.indexedPerSec, one.indexedPerSec) + " of one"]);
+  rows.push(["  accepted docs/s (202s), two workers", cell(two.acceptedPerSec), cell(embedded?.acceptedPerSec), ""]);
+  const rates = (label: string, a: Rate | undefined, b: Rate | undefined) => {
+    rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps)]);
+    rows.push([`  p50 / p99 ms`, a ? `${fmt(a.p50, 1)} / ${fmt(a.p99, 1)}` : "-", b ? `${fmt(b.p50, 1)} / ${fmt(b.p99, 1)}` : "-", ""]);
+    rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), ""]);
+  };
+  rates("search", two.sets?.search, embedded?.search);
+  rates("search again after the others", two.sets?.searchSettled, embedded?.searchSettled);
+  rates("filtered search", two.sets?.filtered, embedded?.filtered);
+  rates("tag lookup", two.sets?.tag, embedded?.tag);
+  const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
+  rows.push(["peak RSS MB: Qdrant / the embedded service", mb(two.qdrantPeakRss), mb(embedded?.peakRss), ""]);
+  rows.push(["disk MB: Qdrant's storage / DATA_DIR", mb(two.qdrantDisk), mb(embedded?.disk), ""]);
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  console.log(`\nN=${fmt(opts.n)}  (distributed: searched on the two-worker deployment; 8 concurrent clients)`);
   for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
 }

@@ -151,10 +151,11 @@ async function spawnReady(script: string, env: Record<string, string>, ready: Re
   proc.once("exit", () => children.delete(proc));
   let output = "";
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
+    // Generous: on a busy 2-core machine, loading the native modules alone can take 20 s.
     const timer = setTimeout(() => {
       proc.kill("SIGKILL");
       reject(new Error(`${path.basename(script)} did not start:\n${output}`));
-    }, 20_000);
+    }, 45_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = ready.exec(output);

@@ -93,8 +93,9 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
           maintainAfterRows: checkpoints === "external" ? Infinity : undefined,
           // The embedded worker thread is the only one writing documents (the API thread only deletes).
           soleWriter: role.role === "embedded-worker",
+          fusion: config.search.fusion,
         })
-      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.dimensions });
+      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.dimensions, fusion: config.search.fusion });
   const blobs: BlobStore =
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
   // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.

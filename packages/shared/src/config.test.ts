@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import path from "node:path";
 import { loadConfig } from "./config.ts";
 import { ConfigError } from "./errors.ts";
+import { DEFAULT_FUSION } from "./search/fusion.ts";
 
 describe("loadConfig", () => {
   it("gives the documented defaults", () => {
@@ -24,6 +25,7 @@ describe("loadConfig", () => {
     expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });
     expect(c.search.maxK).toBe(100);
     expect(c.http.corsOrigins).toEqual([]);
+    expect(c.search.fusion).toEqual(DEFAULT_FUSION);
   });
 
   it("reads CORS_ORIGINS as a list of origins, or * alone", () => {
@@ -33,6 +35,16 @@ describe("loadConfig", () => {
     ]);
     expect(loadConfig({ CORS_ORIGINS: "https://app.example.com,*" }).http.corsOrigins).toEqual(["*"]);
     expect(loadConfig({ CORS_ORIGINS: "" }).http.corsOrigins).toEqual([]);
+  });
+
+  it("reads the embeddings requests' size and timeout", () => {
+    expect(loadConfig({}).embedder).toMatchObject({ maxBatch: 512, requestTimeoutMs: 60_000 });
+    expect(loadConfig({ EMBEDDING_BATCH_SIZE: "16", EMBEDDING_TIMEOUT_MS: "600000" }).embedder).toMatchObject({ maxBatch: 16, requestTimeoutMs: 600_000 });
+  });
+
+  it("reads the hybrid fusion's depth and weights", () => {
+    const c = loadConfig({ HYBRID_DEPTH: "250", HYBRID_LEXICAL_WEIGHT: "0.5", HYBRID_DENSE_WEIGHT: "2" });
+    expect(c.search.fusion).toEqual({ depth: 250, lexicalWeight: 0.5, denseWeight: 2 });
   });
 
   it("parses tokens with and without scopes", () => {
@@ -84,6 +96,10 @@ describe("loadConfig", () => {
     [{ CORS_ORIGINS: "https://app.example.com/path" }, /CORS_ORIGINS: .* is not an origin/],
     [{ HTTP_HEADERS_TIMEOUT_MS: "5000", HTTP_REQUEST_TIMEOUT_MS: "4000" }, /HTTP_HEADERS_TIMEOUT_MS \(5000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(4000\)/],
     [{ HTTP_REQUEST_TIMEOUT_MS: "0" }, /HTTP_REQUEST_TIMEOUT_MS/],
+    [{ HYBRID_DEPTH: "0" }, /HYBRID_DEPTH/],
+    [{ EMBEDDING_BATCH_SIZE: "4096" }, /EMBEDDING_BATCH_SIZE/],
+    [{ HYBRID_DENSE_WEIGHT: "0" }, /HYBRID_DENSE_WEIGHT/],
+    [{ HYBRID_LEXICAL_WEIGHT: "heavy" }, /HYBRID_LEXICAL_WEIGHT/],
   ])("refuses %j, naming the variable", (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

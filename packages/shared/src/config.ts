@@ -2,6 +2,7 @@ import { z } from "zod";
 import path from "node:path";
 import { ConfigError } from "./errors.ts";
 import { DEFAULT_CHUNK_OVERLAP_TOKENS, DEFAULT_CHUNK_TOKENS } from "./chunk/chunk.ts";
+import { DEFAULT_FUSION } from "./search/fusion.ts";
 
 export type Scope = "read" | "write" | "admin";
 export const ALL_SCOPES: readonly Scope[] = ["read", "write", "admin"];
@@ -20,6 +21,7 @@ export interface ApiToken {
 export const COLLECTION_PATTERN = /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z0-9_-]{0,63}\*)$/;
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+const weight = () => z.coerce.number().positive().max(1000);
 
 /**
  * `token`, `token:scopes` or `token:scopes:collections`, comma-separated; scopes and collections
@@ -133,6 +135,11 @@ const envSchema = z.object({
   OPENAI_BASE_URL: z.string().url().optional(),
   EMBEDDING_MODEL: z.string().min(1).default("text-embedding-3-small"),
   EMBEDDING_DIMENSIONS: int(1, 16384).default(1536),
+  EMBEDDING_BATCH_SIZE: int(1, 2048).default(512),
+  EMBEDDING_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  HYBRID_DEPTH: int(1, 10_000).default(DEFAULT_FUSION.depth),
+  HYBRID_LEXICAL_WEIGHT: weight().default(DEFAULT_FUSION.lexicalWeight),
+  HYBRID_DENSE_WEIGHT: weight().default(DEFAULT_FUSION.denseWeight),
 });
 
 export type Env = Record<string, string | undefined>;
@@ -216,6 +223,8 @@ export function loadConfig(env: Env) {
       baseUrl: e.OPENAI_BASE_URL,
       model: e.EMBEDDING_MODEL,
       dimensions: e.EMBEDDING_DIMENSIONS,
+      maxBatch: e.EMBEDDING_BATCH_SIZE,
+      requestTimeoutMs: e.EMBEDDING_TIMEOUT_MS,
     },
     ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS },
     extraction: {
@@ -223,7 +232,7 @@ export function loadConfig(env: Env) {
       memoryMb: e.EXTRACT_MEMORY_MB,
       limits: { maxUncompressedBytes: e.MAX_UNCOMPRESSED_BYTES, maxEntries: e.MAX_ZIP_ENTRIES },
     },
-    search: { maxK: e.MAX_K },
+    search: { maxK: e.MAX_K, fusion: { depth: e.HYBRID_DEPTH, lexicalWeight: e.HYBRID_LEXICAL_WEIGHT, denseWeight: e.HYBRID_DENSE_WEIGHT } },
     waitTimeoutMs: e.WAIT_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };

@@ -10,6 +10,7 @@ import type { Metadata } from "../src/domain/metadata.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
 import { parseFilter } from "../src/filter/parse.ts";
 import { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
+import type { HybridFusion } from "../src/search/fusion.ts";
 
 export interface IndexFixture {
   index: SearchIndex;
@@ -53,7 +54,12 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return out;
 }
 
-export function describeIndexContract(name: string, make: () => Promise<IndexFixture>): void {
+/** What a test may ask of the index it gets; the factory passes it to the adapter. */
+export interface IndexFixtureOptions {
+  fusion?: HybridFusion;
+}
+
+export function describeIndexContract(name: string, make: (options?: IndexFixtureOptions) => Promise<IndexFixture>): void {
   describe(`SearchIndex contract: ${name}`, () => {
     let fx: IndexFixture;
     let c: string;
@@ -187,6 +193,26 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       const filtered = await index.search({ query: "gamma", vector: [0, 1, 0], collections: [c], filter: parseFilter("status=open"), k: 10 });
       expect(filtered).toEqual([]);
       await expect(index.indexDocuments([withVector("c", "other", [1, 0])])).rejects.toThrow(/dimensional/);
+    });
+
+    it("fuses the two rankings with the weights and candidate depth it was given", async () => {
+      // BM25 ranks a before b; cosine ranks b before a.
+      const top = async (fusion: HybridFusion) => {
+        const own = await make({ fusion });
+        try {
+          const chunk = (id: string, text: string, vector: number[]) => ({ doc: doc(c, id, text), chunks: [{ index: 0, text, start: 0, end: text.length, vector }] });
+          await own.index.indexDocuments([chunk("a", "alpha alpha alpha", [0.6, 0.8, 0]), chunk("b", "alpha beta gamma delta", [1, 0, 0])]);
+          const hits = await own.index.search({ query: "alpha", vector: [1, 0, 0], collections: [c], filter: parseFilter(""), k: 1 });
+          return hits.map((h) => h.docId);
+        } finally {
+          await own.cleanup();
+        }
+      };
+      // One candidate from each ranking: the heavier ranking's first wins.
+      expect(await top({ depth: 1, lexicalWeight: 3, denseWeight: 1 })).toEqual(["a"]);
+      expect(await top({ depth: 1, lexicalWeight: 1, denseWeight: 3 })).toEqual(["b"]);
+      // Two from each: a scores 1 / (1 + 60) + 1 / (2 / 3 + 60), b 1 / (2 + 60) + 1 / (1 / 3 + 60).
+      expect(await top({ depth: 2, lexicalWeight: 1, denseWeight: 3 })).toEqual(["a"]);
     });
 
     it("refreshes a byte-identical re-load's metadata without touching its chunks", async () => {

@@ -148,15 +148,17 @@ export class FakeQdrant implements QdrantApi {
     let ranked: { point: Stored; score: number }[];
     if (q.prefetch) {
       const prefetches = Array.isArray(q.prefetch) ? q.prefetch : [q.prefetch as Schemas["Prefetch"]];
-      const k = rrfConstant(q.query);
+      const { k, weights } = rrfOf(q.query, prefetches.length);
       const scores = new Map<string, { point: Stored; score: number }>();
-      for (const list of prefetches.map((p) => this.#query(c, p))) {
+      prefetches.map((p) => this.#query(c, p)).forEach((list, l) => {
+        const weight = weights?.[l] ?? 1;
         list.forEach((sp, rank) => {
           const entry = scores.get(String(sp.id)) ?? { point: c.points.get(String(sp.id))!, score: 0 };
-          entry.score += 1 / (k + rank);
+          // Qdrant's weighted RRF: 1 / ((rank + 1) / weight + k - 1), rank from 0.
+          entry.score += weight > 0 ? 1 / ((rank + 1) / weight + k - 1) : 0;
           scores.set(String(sp.id), entry);
         });
-      }
+      });
       const allowed = new Set(candidates.map((p) => p.id));
       ranked = [...scores.values()].filter((e) => allowed.has(e.point.id));
     } else {
@@ -232,12 +234,19 @@ function cosine(a: number[], b: number[]): number {
   return dot(a, b) / (Math.sqrt(dot(a, a) * dot(b, b)) || 1);
 }
 
-/** `{ fusion: "rrf" }` (k = 2) or `{ rrf: { k } }`; Qdrant ranks from 0. */
-function rrfConstant(query: unknown): number {
-  if (JSON.stringify(query) === JSON.stringify({ fusion: "rrf" })) return 2;
-  const k = (query as { rrf?: { k?: unknown } } | null)?.rrf?.k;
-  if (typeof k === "number" && Number.isInteger(k) && k >= 1) return k;
-  throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
+/** `{ fusion: "rrf" }` (k = 2) or `{ rrf: { k, weights? } }`, one weight per prefetch. */
+function rrfOf(query: unknown, prefetches: number): { k: number; weights?: number[] } {
+  if (JSON.stringify(query) === JSON.stringify({ fusion: "rrf" })) return { k: 2 };
+  const rrf = (query as { rrf?: { k?: unknown; weights?: unknown } } | null)?.rrf;
+  const k = rrf?.k;
+  if (!(typeof k === "number" && Number.isInteger(k) && k >= 1)) throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
+  const weights = rrf?.weights;
+  if (weights === undefined || weights === null) return { k };
+  if (!Array.isArray(weights) || !weights.every((w) => typeof w === "number")) throw new FakeApiError(400, `RRF weights must be numbers, got ${JSON.stringify(weights)}`);
+  if (weights.length !== prefetches) {
+    throw new FakeApiError(400, `Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${prefetches}`);
+  }
+  return { k, weights };
 }
 
 function wellFormed(value: unknown): boolean {

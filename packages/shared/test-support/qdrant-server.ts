@@ -88,6 +88,16 @@ export class QdrantTestServer {
     return server;
   }
 
+  /** The running binary's process id (for a benchmark's memory figures); undefined when none runs here. */
+  get pid(): number | undefined {
+    return this.#proc?.pid;
+  }
+
+  /** The folder holding a started binary's storage; undefined for a QDRANT_URL server. */
+  get dir(): string | undefined {
+    return this.#dir;
+  }
+
   /** Starts the binary (again, on the same storage and ports) and waits until it is ready. */
   async start(): Promise<void> {
     if (!this.managed) throw new Error("this Qdrant runs elsewhere (QDRANT_URL): it cannot be started here");

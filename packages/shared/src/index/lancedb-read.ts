@@ -13,11 +13,9 @@ import { compareForOrder } from "../filter/order.ts";
 import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
 import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
-import { reciprocalRankFusion } from "../search/fusion.ts";
+import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../search/fusion.ts";
 import { documentText, indexDimensionMismatch } from "./lancedb-rows.ts";
 
-/** Candidates each ranking contributes to a hybrid search before fusion, as in the other indexes. */
-const HYBRID_DEPTH = 100;
 /** First request size when the filter must be finished by the evaluator. */
 const MIN_INEXACT_LIMIT = 64;
 
@@ -49,7 +47,7 @@ const inCollections = (collections: readonly string[]) => `collection IN (${[...
 
 const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === false ? "false" : sql);
 
-export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null): Promise<SearchHit[]> {
+export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null, fusion: HybridFusion = DEFAULT_FUSION): Promise<SearchHit[]> {
   if (request.collections.length === 0 || request.k < 1) return [];
   const compiled = compileToLanceWhere(request.filter);
   // With no condition but the collections, the search runs unfiltered and the collections are
@@ -63,7 +61,9 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   const terms = queryTerms(request.query);
   if (request.vector && vectorSize !== null && request.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, request.vector.length);
   const rankers: ((limit: number) => Promise<ChunkRow[]>)[] = [];
+  const weights: number[] = [];
   if (terms.length > 0) {
+    weights.push(fusion.lexicalWeight);
     const match = new MatchQuery(terms.join(" "), "text", { operator: Operator.Or });
     rankers.push(async (limit) => {
       const query = table.query().fullTextSearch(match);
@@ -72,6 +72,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   }
   const vector = request.vector;
   if (vector && vectorSize !== null) {
+    weights.push(fusion.denseWeight);
     rankers.push(async (limit) => {
       const query = table.query().nearestTo(vector).column("vector").distanceType("cosine");
       return (await (where ? query.where(where) : query).select([...HIT_COLUMNS, "_distance"]).limit(limit).toArray()) as ChunkRow[];
@@ -79,7 +80,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   }
   if (rankers.length === 0) return [];
   const k = request.k;
-  const want = rankers.length === 1 ? k : Math.max(k, HYBRID_DEPTH);
+  const want = rankers.length === 1 ? k : Math.max(k, fusion.depth);
   const keep = (row: ChunkRow) => inScope.has(row.collection) && (compiled.exact || evaluate(request.filter, JSON.parse(row.metadata) as Metadata));
   // Exact in the engine: one round. Otherwise rows are checked here, and more are fetched
   // until `want` pass or none are left.
@@ -99,7 +100,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
     }
   }
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
-  return reciprocalRankFusion(kept, (row) => row.id).slice(0, k).map(({ item, score }) => hitOf(item, score));
+  return reciprocalRankFusion(kept, (row) => row.id, RRF_K, weights).slice(0, k).map(({ item, score }) => hitOf(item, score));
 }
 
 function hitOf(row: ChunkRow, score: number): SearchHit {

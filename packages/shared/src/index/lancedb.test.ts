@@ -26,9 +26,9 @@ afterEach(async () => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-describeIndexContract("LanceDB", async () => {
+describeIndexContract("LanceDB", async (options) => {
   const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-"));
-  const index = new LanceSearchIndex({ dir, dimensions: 3, maintainEveryMs: 0 });
+  const index = new LanceSearchIndex({ dir, dimensions: 3, maintainEveryMs: 0, fusion: options?.fusion });
   return {
     index,
     async cleanup() {

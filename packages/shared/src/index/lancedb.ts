@@ -8,6 +8,7 @@ import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
+import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 
 export interface LanceIndexOptions {
   dir: string;
@@ -30,6 +31,8 @@ export interface LanceIndexOptions {
   soleWriter?: boolean;
   /** Memory for LanceDB's caches of index data and file metadata (default 256 MiB). */
   cacheBytes?: number;
+  /** How hybrid searches fuse their two rankings (default DEFAULT_FUSION). */
+  fusion?: HybridFusion;
 }
 
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
@@ -80,6 +83,7 @@ export class LanceSearchIndex implements SearchIndex {
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
       soleWriter: options.soleWriter ?? false,
       cacheBytes: options.cacheBytes ?? 256 * 1024 * 1024,
+      fusion: options.fusion ?? DEFAULT_FUSION,
     };
     this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes);
     this.#opened.catch(() => {}); // reported by the first call that awaits it
@@ -265,7 +269,7 @@ export class LanceSearchIndex implements SearchIndex {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const { table, vectorSize } = await this.#opened;
-    return searchChunks(table, request, vectorSize);
+    return searchChunks(table, request, vectorSize, this.#options.fusion);
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {

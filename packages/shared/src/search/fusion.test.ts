@@ -55,6 +55,33 @@ describe("reciprocalRankFusion", () => {
     expect(fused.map((f) => f.item)).toEqual([{ id: "2", from: "bm25" }, { id: "1", from: "bm25" }]);
   });
 
+  it("weights a list by dividing its ranks, as Qdrant's weighted RRF does", () => {
+    const fused = reciprocalRankFusion([["a", "b"], ["b", "c"]], id, 60, [1, 2]);
+    // b: 1 / (2 / 1 + 60) + 1 / (1 / 2 + 60); c: 1 / (2 / 2 + 60); a: 1 / (1 + 60).
+    expect(ids(fused)).toEqual(["b", "a", "c"]);
+    expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 60.5, 12);
+    expect(fused[1]!.score).toBeCloseTo(1 / 61, 12);
+    expect(fused[2]!.score).toBeCloseTo(1 / 61, 12);
+    // Three times the weight: both items of the heavier list rank before the lighter list's first.
+    expect(ids(reciprocalRankFusion([["a", "b"], ["y", "z"]], id, 60, [1, 3]))).toEqual(["y", "z", "a", "b"]);
+    expect(ids(reciprocalRankFusion([["a", "b"], ["y", "z"]], id, 60, [3, 1]))).toEqual(["a", "b", "y", "z"]);
+  });
+
+  it("with weights of 1 ranks and scores as without weights", () => {
+    const list = fc.array(fc.constantFrom("a", "b", "c", "d", "e", "f"), { maxLength: 8 });
+    fc.assert(
+      fc.property(list, list, fc.integer({ min: 0, max: 100 }), (xs, ys, k) => {
+        expect(reciprocalRankFusion([xs, ys], id, k, [1, 1])).toEqual(reciprocalRankFusion([xs, ys], id, k));
+      }),
+    );
+  });
+
+  it("refuses weights that do not match the lists or are not positive", () => {
+    expect(() => reciprocalRankFusion([["a"], ["b"]], id, 60, [1])).toThrow(RangeError);
+    expect(() => reciprocalRankFusion([["a"], ["b"]], id, 60, [1, 0])).toThrow(RangeError);
+    expect(() => reciprocalRankFusion([["a"], ["b"]], id, 60, [1, Number.NaN])).toThrow(RangeError);
+  });
+
   it("handles no lists and empty lists, and refuses a negative k", () => {
     expect(reciprocalRankFusion([], id)).toEqual([]);
     expect(reciprocalRankFusion([[], []], id)).toEqual([]);

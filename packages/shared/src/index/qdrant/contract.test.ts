@@ -22,11 +22,11 @@ if (qdrantSource() === null) {
     await server?.close();
   });
 
-  describeIndexContract(SUITE, async () => {
+  describeIndexContract(SUITE, async (options) => {
     // One Qdrant collection per test, so tests never see each other's points or statistics.
     const url = server!.url;
     const collectionName = uniqueQdrantCollection("contract");
-    const index = new QdrantSearchIndex({ url, dimensions: 3, collectionName });
+    const index = new QdrantSearchIndex({ url, dimensions: 3, collectionName, fusion: options?.fusion });
     return {
       index,
       async cleanup() {

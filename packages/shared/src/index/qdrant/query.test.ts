@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { RRF_K } from "../../search/fusion.ts";
+import { DEFAULT_FUSION, RRF_K } from "../../search/fusion.ts";
 import { QDRANT_RRF_K, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 
 const sparse = { indices: [7, 42], values: [1, 1] };
@@ -23,21 +23,31 @@ describe("scope of a request", () => {
   });
 });
 
+/** Both rankings weighted alike: Qdrant's plain RRF. */
+const EVEN = { depth: 100, lexicalWeight: 1, denseWeight: 1 };
+
 describe("search requests", () => {
-  it("rank by BM25 when the query has terms, by cosine when it has a vector", () => {
-    expect(rankers(sparse, undefined)).toEqual([{ using: "bm25", query: sparse }]);
-    expect(rankers({ indices: [], values: [] }, [0.5])).toEqual([{ using: "dense", query: [0.5] }]);
-    expect(rankers(sparse, [0.5])).toEqual([{ using: "bm25", query: sparse }, { using: "dense", query: [0.5] }]);
+  it("rank by BM25 when the query has terms, by cosine when it has a vector, each with its weight", () => {
+    expect(rankers(sparse, undefined, EVEN)).toEqual([{ using: "bm25", query: sparse, weight: 1 }]);
+    expect(rankers({ indices: [], values: [] }, [0.5], EVEN)).toEqual([{ using: "dense", query: [0.5], weight: 1 }]);
+    expect(rankers(sparse, [0.5], EVEN)).toEqual([{ using: "bm25", query: sparse, weight: 1 }, { using: "dense", query: [0.5], weight: 1 }]);
+    expect(rankers(sparse, [0.5], { depth: 100, lexicalWeight: 0.5, denseWeight: 2 }).map((r) => r.weight)).toEqual([0.5, 2]);
     expect(rankers(undefined, undefined)).toEqual([]);
+    expect(rankers(sparse, [0.5]).map((r) => r.weight)).toEqual([DEFAULT_FUSION.lexicalWeight, DEFAULT_FUSION.denseWeight]);
   });
 
   it("query one ranking directly", () => {
-    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, undefined), filter, 10, 100);
+    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, undefined, { depth: 100, lexicalWeight: 3, denseWeight: 1 }), filter, 10, 100);
     expect(request).toEqual({ query: sparse, using: "bm25", filter, limit: 10, with_payload: true });
   });
 
-  it("fuse two filtered prefetches with RRF in one request, with the constant of embed/fusion.ts", () => {
-    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, [0.1, 0.2]), filter, 10, 100);
+  it("send the rankings' weights for a weighted fusion", () => {
+    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, [0.1, 0.2], { depth: 100, lexicalWeight: 1, denseWeight: 1.5 }), filter, 10, 100);
+    expect(request.query).toEqual({ rrf: { k: 61, weights: [1, 1.5] } });
+  });
+
+  it("fuse two filtered prefetches with RRF in one request, with the constant of search/fusion.ts", () => {
+    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, [0.1, 0.2], EVEN), filter, 10, 100);
     expect(request).toEqual({
       prefetch: [
         { query: sparse, using: "bm25", filter, limit: 100 },
@@ -48,7 +58,7 @@ describe("search requests", () => {
       limit: 10,
       with_payload: true,
     });
-    // fusion.ts: 1 / (60 + rank) with ranks from 1; Qdrant: 1 / (k + rank) with ranks from 0.
+    // fusion.ts: 1 / (rank / w + 60) with ranks from 1; Qdrant: 1 / (rank / w + k - 1), also from 1.
     expect(QDRANT_RRF_K).toBe(RRF_K + 1);
     expect(() => searchRequest([], filter, 10, 100)).toThrow();
   });

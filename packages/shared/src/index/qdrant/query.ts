@@ -6,7 +6,7 @@ import type { Schemas } from "@qdrant/js-client-rest";
 import { KEY, VECTORS, type Kind } from "./schema.ts";
 import type { Compiled } from "../../filter/qdrant.ts";
 import type { SparseVector } from "./sparse.ts";
-import { RRF_K } from "../../search/fusion.ts";
+import { DEFAULT_FUSION, RRF_K, type HybridFusion } from "../../search/fusion.ts";
 
 /**
  * Points of one kind in the requested docstore collections that meet the compiled filter, or
@@ -22,31 +22,33 @@ export function scopeFilter(kind: Kind, collections: readonly string[], conditio
   return { must };
 }
 
-/** One ranking of a search: the sparse BM25 vector, or the dense vector. */
+/** One ranking of a search: the sparse BM25 vector, or the dense vector, and its weight in the fusion. */
 export interface Ranker {
   using: string;
   query: SparseVector | number[];
+  weight: number;
 }
 
 /** The rankings a search combines: BM25 when the query has terms, cosine when it has a vector. */
-export function rankers(sparse: SparseVector | undefined, dense: number[] | undefined): Ranker[] {
+export function rankers(sparse: SparseVector | undefined, dense: number[] | undefined, fusion: HybridFusion = DEFAULT_FUSION): Ranker[] {
   return [
-    ...(sparse && sparse.indices.length > 0 ? [{ using: VECTORS.sparse, query: sparse }] : []),
-    ...(dense ? [{ using: VECTORS.dense, query: dense }] : []),
+    ...(sparse && sparse.indices.length > 0 ? [{ using: VECTORS.sparse, query: sparse, weight: fusion.lexicalWeight }] : []),
+    ...(dense ? [{ using: VECTORS.dense, query: dense, weight: fusion.denseWeight }] : []),
   ];
 }
 
 /**
- * Qdrant's RRF constant for the ranking of embed/fusion.ts: that counts ranks from 1 with
- * k = 60, Qdrant from 0, so 1 / (60 + rank) there is 1 / (61 + rank) here.
+ * Qdrant's RRF constant for the ranking of search/fusion.ts: that scores 1 / (rank / w + 60),
+ * ranks counted from 1; Qdrant scores 1 / (rank / w + k - 1), so k is 61 here.
  */
 export const QDRANT_RRF_K = RRF_K + 1;
 
 /**
  * One Query API request over every requested collection at once (the tenant key is in the
  * filter): one ranking alone, or both as prefetches of `depth` candidates each, fused by
- * reciprocal rank fusion. The filter goes into each prefetch, so it restricts the candidates
- * before they are ranked, and stays on the fused result.
+ * reciprocal rank fusion with the rankings' weights (sent only when one differs from 1). The
+ * filter goes into each prefetch, so it restricts the candidates before they are ranked, and
+ * stays on the fused result.
  */
 export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number, depth: number): Schemas["QueryRequest"] {
   const [only, ...more] = ranking;
@@ -54,7 +56,7 @@ export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filte
   if (more.length === 0) return { query: only.query, using: only.using, filter, limit, with_payload: true };
   return {
     prefetch: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit: depth })),
-    query: { rrf: { k: QDRANT_RRF_K } },
+    query: { rrf: { k: QDRANT_RRF_K, ...(ranking.every((r) => r.weight === 1) ? {} : { weights: ranking.map((r) => r.weight) }) } },
     filter,
     limit,
     with_payload: true,

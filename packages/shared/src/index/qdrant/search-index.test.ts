@@ -15,11 +15,12 @@ import { FakeQdrant } from "../../../test-support/qdrant-fake.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
 import { rankers, scopeFilter, searchRequest } from "./query.ts";
+import { DEFAULT_FUSION } from "../../search/fusion.ts";
 import { queryVector } from "./sparse.ts";
 import { createCollectionRequest } from "./schema.ts";
 
-describeIndexContract("Qdrant adapter on an in-memory stand-in", async () => {
-  const index = new QdrantSearchIndex({ client: new FakeQdrant(), dimensions: 3, collectionName: `t-${randomUUID()}` });
+describeIndexContract("Qdrant adapter on an in-memory stand-in", async (options) => {
+  const index = new QdrantSearchIndex({ client: new FakeQdrant(), dimensions: 3, collectionName: `t-${randomUUID()}`, fusion: options?.fusion });
   return { index, cleanup: () => index.close() };
 });
 
@@ -54,7 +55,7 @@ describe("QdrantSearchIndex", () => {
     const filter = parseFilter("status=open");
     await index.search({ query: "the heron", vector: [1, 0, 0], collections: ["c"], filter, k: 5 });
     const scope = scopeFilter("chunk", ["c"], compileFilter(filter).condition)!;
-    const expected: Schemas["QueryRequest"] = searchRequest(rankers(queryVector(["heron"]), [1, 0, 0]), scope, 5, 100);
+    const expected: Schemas["QueryRequest"] = searchRequest(rankers(queryVector(["heron"]), [1, 0, 0], DEFAULT_FUSION), scope, 5, DEFAULT_FUSION.depth);
     expect(callsOf(fake, "query")).toEqual([expected]);
   });
 

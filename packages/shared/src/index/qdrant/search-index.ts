@@ -4,7 +4,7 @@ import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
 import { queryTerms } from "../../search/query-terms.ts";
-import { reciprocalRankFusion } from "../../search/fusion.ts";
+import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../../search/fusion.ts";
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
@@ -27,13 +27,13 @@ export interface QdrantIndexOptions {
   scrollPage?: number;
   /** Copies of each shard when the collection is created on a cluster (default 1). */
   replicationFactor?: number;
+  /** How hybrid searches fuse their two rankings (default DEFAULT_FUSION). */
+  fusion?: HybridFusion;
 }
 
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 
-/** Candidates each ranking contributes to a hybrid search before fusion, as in the SQLite index. */
-const HYBRID_DEPTH = 100;
 /** First request size for a filter Qdrant applies only approximately; grows 4x a round. */
 const MIN_INEXACT_LIMIT = 64;
 
@@ -49,6 +49,7 @@ export class QdrantSearchIndex implements SearchIndex {
   readonly #dimensions: number;
   readonly #scrollPage: number;
   readonly #replicationFactor: number;
+  readonly #fusion: HybridFusion;
   /** The dense vector size of the collection as it exists (it may predate the configuration). */
   #denseSize: number;
   #ready: Promise<void> | null = null;
@@ -60,6 +61,7 @@ export class QdrantSearchIndex implements SearchIndex {
     this.#denseSize = options.dimensions;
     this.#scrollPage = options.scrollPage ?? 512;
     this.#replicationFactor = options.replicationFactor ?? 1;
+    this.#fusion = options.fusion ?? DEFAULT_FUSION;
     createCollectionRequest(options.dimensions); // validates the size now rather than on first use
   }
 
@@ -168,12 +170,12 @@ export class QdrantSearchIndex implements SearchIndex {
     const terms = queryTerms(request.query);
     const compiled = compileFilter(request.filter);
     const filter = scopeFilter(KIND.chunk, request.collections, compiled.condition);
-    const ranking = rankers(terms.length > 0 ? queryVector(terms) : undefined, request.vector);
+    const ranking = rankers(terms.length > 0 ? queryVector(terms) : undefined, request.vector, this.#fusion);
     if (filter === null || ranking.length === 0 || request.k < 1) return [];
     await this.#ensure();
     if (request.vector) this.#checkSize(request.vector.length);
     const k = request.k;
-    const depth = Math.max(k, HYBRID_DEPTH);
+    const depth = Math.max(k, this.#fusion.depth);
     if (compiled.exact) {
       const { points } = await this.#call("search", (c, name) => c.query(name, searchRequest(ranking, filter, k, depth)));
       return points.map(hitOf);
@@ -188,7 +190,7 @@ export class QdrantSearchIndex implements SearchIndex {
       const kept = lists.map((l) => l.points.filter(keep).slice(0, want));
       if (!lists.every((l, i) => kept[i]!.length === want || l.points.length < limit)) continue;
       if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
-      const fused = reciprocalRankFusion(kept, (p) => String(p.id)).slice(0, k);
+      const fused = reciprocalRankFusion(kept, (p) => String(p.id), RRF_K, ranking.map((r) => r.weight)).slice(0, k);
       return fused.map(({ item, score }) => hitOf({ ...item, score }));
     }
   }

@@ -44,6 +44,8 @@ async function observe(client: QdrantApi, name: string): Promise<Observation[]> 
   see("sparse", round((await client.query(name, searchRequest(rankers(sparse, undefined), chunks, 10, 100))).points));
   see("dense", round((await client.query(name, searchRequest(rankers(undefined, dense), chunks, 10, 100))).points));
   see("fused", round((await client.query(name, searchRequest(rankers(sparse, dense), chunks, 10, 100))).points));
+  const weighted = { depth: 100, lexicalWeight: 0.5, denseWeight: 2.5 };
+  see("fused, weighted", round((await client.query(name, searchRequest(rankers(sparse, dense, weighted), chunks, 10, 100))).points));
   see("batch", (await client.queryBatch(name, rankingBatch(rankers(sparse, dense), chunks, 3))).map((l) => round(l.points)));
   see("no shared term", (await client.query(name, searchRequest(rankers(queryVector(["zzz"]), undefined), chunks, 10, 100))).points.length);
   const documents = scopeFilter(KIND.document, ["a", "b"], true)!;
