@@ -30,18 +30,23 @@ export interface FaultProxy {
   seen: Seen[];
   /** Decides each request in turn; undefined forwards it. */
   rule: (req: Seen) => Action | undefined;
-  /** Resolves once as many exchanges are held. */
+  /** Resolves once as many exchanges are held at once. */
   held(count: number): Promise<void>;
+  /** Sends the held answers of the service (held requests stay held). */
+  release(): void;
+  /** Forgets what was seen, forwards everything again, and drops whatever is held. */
+  reset(): void;
   close(): Promise<void>;
 }
 
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const upstream = new URL(target);
   const holders: { count: number; resolve: () => void }[] = [];
-  let heldCount = 0;
+  const heldAnswers: (() => void)[] = [];
+  const heldRequests: http.ServerResponse[] = [];
+  const heldCount = () => heldAnswers.length + heldRequests.length;
   const hold = () => {
-    heldCount++;
-    for (const h of holders.filter((h) => heldCount >= h.count)) {
+    for (const h of holders.filter((h) => heldCount() >= h.count)) {
       h.resolve();
       holders.splice(holders.indexOf(h), 1);
     }
@@ -69,7 +74,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         res.end(JSON.stringify({ type: "about:blank", title: http.STATUS_CODES[action.reply], status: action.reply, detail: "injected by the test proxy", instance: url.pathname }));
         return;
       }
-      if (action?.hold === "request") return hold();
+      if (action?.hold === "request") {
+        heldRequests.push(res);
+        return hold();
+      }
       const forward = http.request(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
         (up) => {
@@ -77,9 +85,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
           up.on("data", (c: Buffer) => parts.push(c));
           up.on("end", () => {
             seen.status = up.statusCode;
-            if (action?.hold === "response") return hold();
-            res.writeHead(up.statusCode ?? 502, up.headers);
-            res.end(Buffer.concat(parts));
+            const answer = () => {
+              res.writeHead(up.statusCode ?? 502, up.headers);
+              res.end(Buffer.concat(parts));
+            };
+            if (action?.hold !== "response") return answer();
+            heldAnswers.push(answer);
+            hold();
           });
         },
       );
@@ -96,7 +108,17 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     url: `http://127.0.0.1:${port}`,
     seen: [],
     rule: () => undefined,
-    held: (count) => (heldCount >= count ? Promise.resolve() : new Promise((resolve) => holders.push({ count, resolve }))),
+    held: (count) => (heldCount() >= count ? Promise.resolve() : new Promise((resolve) => holders.push({ count, resolve }))),
+    release: () => {
+      for (const answer of heldAnswers.splice(0)) answer();
+    },
+    reset: () => {
+      proxy.rule = () => undefined;
+      proxy.seen.length = 0;
+      holders.length = 0;
+      for (const res of heldRequests.splice(0)) res.destroy();
+      heldAnswers.length = 0;
+    },
     close: () =>
       new Promise((resolve) => {
         server.closeAllConnections();
