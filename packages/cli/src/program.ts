@@ -2,9 +2,6 @@
 import { Command, CommanderError, InvalidArgumentError } from "@commander-js/extra-typings";
 import { ConnectionError, ProblemError } from "@docstore/client";
 import type { Context } from "./context.ts";
-import { load } from "./commands/load.ts";
-import { exportCollection, ls, search, status } from "./commands/read.ts";
-import { rm, rmCollection } from "./commands/remove.ts";
 import { UsageError } from "./load/mapping.ts";
 
 /** Exit codes: 0 all done, 1 something failed (a document, a request), 2 the command line was wrong. */
@@ -66,6 +63,8 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .option("--no-wait", "end once everything is accepted, without waiting for indexing")
     .option("--state <file>", "the state file that makes the load resumable (default: one per service, collection and sources under $XDG_STATE_HOME/docstore or ~/.local/state/docstore)")
     .action(async (paths, flags) => {
+      // Each command's modules are loaded when it runs: a quick `ls` does not pay for the loader's.
+      const { load } = await import("./commands/load.ts");
       code = await load(context(), paths, { ...flags, metadataFrom: flags.metadataFrom ?? [] });
     });
 
@@ -77,6 +76,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .option("-k, --k <n>", "results wanted", integer(1))
     .option("-f, --filter <filter>", "metadata filter in encoded-query syntax, e.g. status=open^priority<=2")
     .action(async (words, flags) => {
+      const { search } = await import("./commands/read.ts");
       code = await search(context(), words, { ...flags, collection: flags.collection ?? [] });
     });
 
@@ -86,6 +86,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .argument("[collection]")
     .option("--status <status>", "only documents with this status (queued, processing, ready, failed)")
     .action(async (collection, flags) => {
+      const { ls } = await import("./commands/read.ts");
       code = await ls(context(), collection, flags);
     });
 
@@ -95,6 +96,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .argument("<doc_id>")
     .requiredOption("-c, --collection <name>")
     .action(async (docId, flags) => {
+      const { status } = await import("./commands/read.ts");
       code = await status(context(), docId, flags);
     });
 
@@ -104,6 +106,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .argument("<doc_ids...>")
     .requiredOption("-c, --collection <name>")
     .action(async (ids, flags) => {
+      const { rm } = await import("./commands/remove.ts");
       code = await rm(context(), ids, flags);
     });
 
@@ -113,6 +116,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .argument("<collection>")
     .option("-y, --yes", "do not ask", false)
     .action(async (name, flags) => {
+      const { rmCollection } = await import("./commands/remove.ts");
       code = await rmCollection(context(), name, flags);
     });
 
@@ -123,6 +127,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .option("-f, --filter <filter>", "only documents matching this filter")
     .option("-o, --output <file>", "write to a file instead of stdout")
     .action(async (flags) => {
+      const { exportCollection } = await import("./commands/read.ts");
       code = await exportCollection(context(), flags);
     });
 

@@ -27,7 +27,8 @@ export interface Snapshot {
 
 export function snapshot(t: Tracker, wait: boolean): Snapshot {
   const seconds = t.elapsed();
-  const done = wait ? t.indexed + t.failed : t.accepted + t.failed;
+  const indexed = t.indexedEstimate();
+  const done = wait ? indexed + t.failed : t.accepted + t.failed;
   const rate = seconds > 0 ? done / seconds : 0;
   const left = Math.max(0, t.total - t.skipped - done);
   return {
@@ -37,7 +38,7 @@ export function snapshot(t: Tracker, wait: boolean): Snapshot {
     sent: t.sent,
     bytes: t.sentBytes,
     accepted: t.accepted,
-    indexed: t.indexed,
+    indexed,
     failed: t.failed,
     skipped: t.skipped,
     waiting: t.waiting(),
@@ -117,7 +118,7 @@ export class Progress {
   #draw() {
     const t = this.#tracker;
     this.#bar?.setTotal(t.total);
-    this.#bar?.update(this.#wait ? t.settled() : t.skipped + t.accepted + t.failed, this.#payload());
+    this.#bar?.update(this.#wait ? t.skipped + t.indexedEstimate() + t.failed : t.skipped + t.accepted + t.failed, this.#payload());
   }
 
   #line() {

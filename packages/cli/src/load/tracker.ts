@@ -30,11 +30,30 @@ export class Tracker {
   indexed = 0;
   failed = 0;
   retries = 0;
+  /** Documents of the collection ready or failed, as last counted; the first count is the baseline of `indexedEstimate`. */
+  #collectionAtStart: number | undefined;
+  #collectionNow = 0;
   /** Seconds from the start until everything was sent and accepted (or refused). */
   sendSeconds: number | undefined;
   readonly failures: Failure[] = [];
   /** By doc_id; the latest version accepted. */
   readonly outstanding = new Map<string, Outstanding[]>();
+
+  set settledInCollection(n: number) {
+    this.#collectionAtStart ??= n;
+    this.#collectionNow = n;
+  }
+
+  /**
+   * Indexed documents for the progress display between exact looks: what the collection
+   * gained since the load started, within what is known (exact when the load is the
+   * collection's only writer; the summary uses exact figures only).
+   */
+  indexedEstimate(): number {
+    const failedIndexing = this.failures.filter((f) => f.stage === "indexing").length;
+    const gained = this.#collectionNow - (this.#collectionAtStart ?? this.#collectionNow) - failedIndexing;
+    return Math.min(this.accepted, Math.max(this.indexed, gained));
+  }
 
   elapsed(): number {
     return (performance.now() - this.started) / 1000;
@@ -55,10 +74,5 @@ export class Tracker {
     let n = 0;
     for (const list of this.outstanding.values()) n += list.length;
     return n;
-  }
-
-  /** Documents whose outcome is known: indexed, failed, or loaded before. */
-  settled(): number {
-    return this.skipped + this.indexed + this.failed;
   }
 }

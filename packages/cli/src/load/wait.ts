@@ -10,6 +10,8 @@ import type { Outstanding, Tracker } from "./tracker.ts";
 /** Up to this many documents left, each is asked for by id. */
 const BY_ID = 64;
 const PARALLEL = 8;
+/** While documents are pending in the collection, its whole list is read at most this often. */
+const FULL_EVERY_MS = 10_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Seen = { status: string; version: number; error?: string | null } | "missing";
@@ -36,13 +38,30 @@ export class Waiter {
 
   /** Polls until `sending` is over and nothing is outstanding; `stopped` ends it early. */
   async run(sendingDone: () => boolean, stopped: () => boolean, intervalMs = 500): Promise<void> {
+    let lastFull = 0;
     while (!stopped()) {
       const finished = sendingDone();
-      if (this.#tracker.outstanding.size > 0) await this.poll();
-      if (finished && this.#tracker.outstanding.size === 0) return;
-      // Polling costs the service a little; less often while a long load is in flight.
-      await sleep(Math.min(5000, intervalMs + this.#tracker.outstanding.size));
+      const started = performance.now();
+      const t = this.#tracker;
+      if (t.outstanding.size > 0) {
+        // One cheap request a turn; the whole list is read only when it can settle everything
+        // (the collection has nothing pending) or, during a long load, every 10 s for the counts.
+        const counts = await this.#counts();
+        t.settledInCollection = counts.settled;
+        if (t.outstanding.size <= BY_ID || counts.pending === 0 || started - lastFull > FULL_EVERY_MS) {
+          await this.poll();
+          if (t.outstanding.size > BY_ID) lastFull = performance.now();
+        }
+      }
+      if (finished && t.outstanding.size === 0) return;
+      // A look at many documents costs the service some time: at most a third of it goes to looking.
+      await sleep(Math.max(intervalMs, 2 * (performance.now() - started)));
     }
+  }
+
+  async #counts(): Promise<{ settled: number; pending: number }> {
+    const c = (await this.#client.listCollections()).find((x) => x.name === this.#collection);
+    return { settled: (c?.ready ?? 0) + (c?.failed ?? 0), pending: c?.pending ?? 0 };
   }
 
   /** One look at the outstanding documents. */
