@@ -1,10 +1,13 @@
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionError, DocstoreClient, OPERATIONS, ProblemError, type RetryInfo } from "@docstore/client";
 import { generateTypes, normalize } from "../packages/client/scripts/openapi-types.ts";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
-import { freePort } from "@docstore/shared/testing";
+import { freePort, makePdf } from "@docstore/shared/testing";
 import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
 
 const TYPES = path.resolve(import.meta.dirname, "../packages/client/src/openapi-types.ts");
@@ -195,5 +198,52 @@ describe("async iteration", () => {
       await proxy.close();
       await client.deleteCollection(c);
     }
+  });
+});
+
+describe("the README's examples", () => {
+  const readme = readFileSync(path.resolve(import.meta.dirname, "../README.md"), "utf8");
+  const block = (lang: string, after: string) => {
+    const from = readme.indexOf(after);
+    const start = readme.indexOf("```" + lang + "\n", from) + lang.length + 4;
+    return readme.slice(start, readme.indexOf("```\n", start));
+  };
+  const run = (cmd: string, args: string[], cwd: string) =>
+    new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+      const p = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? "", DOCSTORE_URL: svc.url, DOCSTORE_TOKEN: svc.token } });
+      let out = "";
+      p.stdout.on("data", (c: Buffer) => (out += c.toString()));
+      p.stderr.on("data", (c: Buffer) => (out += c.toString()));
+      p.once("error", reject);
+      p.once("close", (code) => resolve({ code, out }));
+    });
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "docstore-readme-"));
+  });
+  afterAll(() => removeDir(dir));
+
+  it("TypeScript: the client example runs as written", async () => {
+    writeFileSync(path.join(dir, "runbook.pdf"), await makePdf([["Runbook: restart the replica when lag grows."]]));
+    // The one change: the package's name resolves from this checkout, not from the temporary folder.
+    const code = block("ts", "## TypeScript client").replace('"@docstore/client"', JSON.stringify(pathToFileURL(path.resolve(import.meta.dirname, "../packages/client/src/index.ts")).href));
+    writeFileSync(path.join(dir, "example.ts"), code);
+    const r = await run(process.execPath, ["example.ts"], dir);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toContain("INC001 ");
+    expect(r.out).toMatch(/^400 metadata: .* \d+$/m);
+    expect((await client.documentStatus("kb", (await client.listDocuments("kb")).documents[0]!.doc_id)).status).toBe("ready");
+    await client.deleteCollection("incidents");
+    await client.deleteCollection("kb");
+  });
+
+  it("Python: the standard-library example uploads, searches and reports problems", async () => {
+    writeFileSync(path.join(dir, "runbook.md"), "# Runbook\n\nRestart the replica when lag grows.\n");
+    writeFileSync(path.join(dir, "example.py"), block("python", "## Python, with the standard library only"));
+    const r = await run("python3", ["example.py"], dir);
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/'doc_id': 'KB0001'.*'status': 'ready'/);
+    expect(r.out).toMatch(/^[\d.]+ KB0001 # Runbook/m);
+    await client.deleteCollection("kb");
   });
 });

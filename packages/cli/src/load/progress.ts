@@ -96,7 +96,7 @@ export class Progress {
       this.#bar = new SingleBar(
         {
           stream: this.#out,
-          format: "{bar} {percentage}% | {value}/{total} docs | sent {sent} ({bytes}) | accepted {accepted} | indexed {indexed} | failed {failed} | {rate} docs/s | ETA {eta}",
+          format: "{bar} {percentage}% | {value}/{total} docs | sent {sent} ({bytes}) | accepted {accepted} | indexed {indexed} | failed {failed} | {rate} docs/s | ETA {left}",
           hideCursor: true,
           barsize: 24,
           fps: 5,
@@ -112,7 +112,7 @@ export class Progress {
 
   #payload() {
     const s = snapshot(this.#tracker, this.#wait);
-    return { sent: s.sent, bytes: formatBytes(s.bytes), accepted: s.accepted, indexed: s.indexed, failed: s.failed, rate: s.rate, eta: formatSeconds(s.eta) };
+    return { sent: s.sent, bytes: formatBytes(s.bytes), accepted: s.accepted, indexed: s.indexed, failed: s.failed, rate: s.rate, left: formatSeconds(s.eta) };
   }
 
   #draw() {
