@@ -9,7 +9,7 @@
  *    beside `curl --parallel --parallel-max 8` uploading the same files. Target: 0.8.
  * Each load runs against a fresh embedded service. Figures: seconds until every document is
  * accepted and until every one is indexed (the tool's own wait included), and the rates.
- * ROUNDS (1) repeats each pair, alternating sides. Prints figures; asserts nothing.
+ * ROUNDS (1) repeats each pair, alternating sides; FILES=0 measures texts only. Prints figures; asserts nothing.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -152,6 +152,7 @@ try {
   }
   verdict("texts", base, tool, 0.9);
 
+  if (FILES === 0) process.exit(0);
   const folder = path.join(work, "files");
   const made = await writeMixedFiles(folder, FILES);
   console.log(`files: ${fmt(FILES)} files in 12 formats, ${fmt(made.bytes / 1e6, 1)} MB`);

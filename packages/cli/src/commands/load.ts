@@ -1,6 +1,6 @@
 /** `docstore load`: files, folders and globs, or the lines of a JSONL or CSV file, into a collection. */
 import path from "node:path";
-import { ConnectionError } from "@docstore/client";
+import { ConnectionError, ProblemError } from "@docstore/client";
 import { clientOf, print, printJson, type Context } from "../context.ts";
 import { UsageError, parseMapping, parseMetadataOption } from "../load/mapping.ts";
 import { Progress, formatBytes } from "../load/progress.ts";
@@ -64,22 +64,25 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
   if (!ctx.json) ctx.stderr.write(`loading ${total} documents into ${flags.collection} (state: ${state.file})\n`);
   progress.start();
 
+  const sender = new Sender(client, state, tracker, items, { collection: flags.collection, concurrency: flags.concurrency, batchSize: flags.batchSize, batchBytes: BATCH_BYTES });
   let sendingDone = false;
   let fatal: Error | undefined;
-  const sender = new Sender(client, state, tracker, items, { collection: flags.collection, concurrency: flags.concurrency, batchSize: flags.batchSize, batchBytes: BATCH_BYTES });
-  const sending = sender.run().finally(() => {
-    sendingDone = true;
-    tracker.sendSeconds = tracker.elapsed();
-  });
-  const waiting = flags.wait ? new Waiter(client, state, tracker, flags.collection).run(() => sendingDone, () => fatal !== undefined) : Promise.resolve();
-  for (const step of [sending, waiting]) {
-    try {
-      await step;
-    } catch (err) {
-      if (!(err instanceof FatalError || err instanceof ConnectionError)) throw err;
-      fatal ??= err;
-    }
-  }
+  // What stops the whole load (a refused token, an unreachable service, a lookup that failed):
+  // the summary says it, and the same command run again carries on.
+  const stopOn = (err: unknown) => {
+    if (!(err instanceof FatalError || err instanceof ConnectionError || err instanceof ProblemError)) throw err;
+    fatal ??= err;
+    sender.stop();
+  };
+  const sending = sender
+    .run()
+    .catch(stopOn)
+    .finally(() => {
+      sendingDone = true;
+      tracker.sendSeconds = tracker.elapsed();
+    });
+  const waiting = flags.wait ? new Waiter(client, state, tracker, flags.collection).run(() => sendingDone, () => fatal !== undefined).catch(stopOn) : undefined;
+  await Promise.all([sending, waiting]);
   progress.stop();
   state.close();
   summarize(ctx, tracker, flags, state.file, fatal);

@@ -26,7 +26,9 @@ interface Prepared {
   /** Sent as doc_id; false when the service takes it from metadata.sys_id. */
   explicit: boolean;
   hashes: Hashes;
-  data: Uint8Array;
+  /** A file's bytes; a text is sent as it is. */
+  data?: Uint8Array;
+  bytes: number;
 }
 
 type Work = { texts: Prepared[] } | { file: Prepared };
@@ -47,6 +49,7 @@ export class Sender {
   #pending: Prepared | null = null;
   #taking: Promise<unknown> = Promise.resolve();
   #stopped = false;
+  #read = 0;
 
   constructor(client: DocstoreClient, state: LoadState, tracker: Tracker, items: AsyncIterable<Item>, opts: SendOptions) {
     this.#client = client;
@@ -70,6 +73,13 @@ export class Sender {
       this.#stopped = true;
       throw err;
     }
+    // Every item is read: the count replaces the estimate (a CSV cell may span lines).
+    this.#tracker.total = this.#read;
+  }
+
+  /** Sends nothing more; requests in flight finish. */
+  stop() {
+    this.#stopped = true;
   }
 
   /** The next work, one caller at a time (the items are read in order). */
@@ -90,6 +100,7 @@ export class Sender {
     while (texts.length < this.#opts.batchSize && !this.#stopped) {
       const { value: item, done } = await this.#items.next();
       if (done) break;
+      this.#read++;
       const p = await this.#prepare(item);
       if (!p) continue;
       if (p.item.path !== undefined) {
@@ -98,7 +109,7 @@ export class Sender {
         break;
       }
       texts.push(p);
-      bytes += p.data.byteLength;
+      bytes += p.bytes;
       if (bytes >= this.#opts.batchBytes) break;
     }
     return texts.length > 0 ? { texts } : null;
@@ -111,14 +122,15 @@ export class Sender {
       t.fail({ source: item.label, doc_id: item.docId, stage: "read", reason: item.error });
       return null;
     }
-    let data: Uint8Array;
+    let data: Uint8Array | undefined;
     try {
-      data = item.path !== undefined ? await readFile(item.path) : Buffer.from(item.text!, "utf8");
+      if (item.path !== undefined) data = await readFile(item.path);
     } catch (err) {
       t.fail({ source: item.label, stage: "read", reason: (err as Error).message });
       return null;
     }
-    const hashes = { sha: sha256(data), meta: sha256(JSON.stringify(item.metadata)) };
+    const hashes = { sha: sha256(data ?? item.text!), meta: sha256(JSON.stringify(item.metadata)) };
+    const bytes = data ? data.byteLength : Buffer.byteLength(item.text!);
     const entry = this.#state.entries.get(item.key);
     const same = (h: Hashes | undefined) => h !== undefined && h.sha === hashes.sha && h.meta === hashes.meta;
     if (entry && same(entry.ok) && entry.done?.status !== "failed") {
@@ -128,7 +140,7 @@ export class Sender {
     }
     const sysId = typeof item.metadata.sys_id === "string" ? item.metadata.sys_id : undefined;
     const docId = item.docId ?? sysId ?? item.defaultId ?? entry?.docId ?? uuidv7();
-    const p: Prepared = { item, docId, explicit: item.docId !== undefined || sysId === undefined, hashes, data };
+    const p: Prepared = { item, docId, explicit: item.docId !== undefined || sysId === undefined, hashes, data, bytes };
     if (entry && same(entry.sent) && (await this.#arrived(p))) return null;
     return p;
   }
@@ -140,6 +152,7 @@ export class Sender {
       status = await this.#client.documentStatus(this.#opts.collection, p.docId);
     } catch (err) {
       if (err instanceof ProblemError && err.status === 404) return false;
+      if (err instanceof ProblemError) throw new FatalError(`looking up ${p.docId}, sent before without an answer: ${err.message}`);
       throw err;
     }
     if (status.sha256 !== p.hashes.sha) return false;
@@ -156,7 +169,7 @@ export class Sender {
   #sending(ps: Prepared[]) {
     this.#state.record(ps.map((p) => this.#state.sent(p.item.key, p.docId, p.hashes)));
     this.#tracker.sent += ps.length;
-    for (const p of ps) this.#tracker.sentBytes += p.data.byteLength;
+    for (const p of ps) this.#tracker.sentBytes += p.bytes;
   }
 
   #refused(p: Prepared, err: unknown) {
@@ -202,7 +215,7 @@ export class Sender {
     try {
       const r = await this.#client.loadDocument(
         this.#opts.collection,
-        { data: p.data, filename: path.basename(p.item.path!) },
+        { data: p.data!, filename: path.basename(p.item.path!) },
         { metadata: p.item.metadata, docId: p.explicit ? p.docId : undefined },
       );
       this.#accepted({ ...p, docId: r.doc_id }, r.version);

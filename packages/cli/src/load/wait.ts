@@ -10,8 +10,8 @@ import type { Outstanding, Tracker } from "./tracker.ts";
 /** Up to this many documents left, each is asked for by id. */
 const BY_ID = 64;
 const PARALLEL = 8;
-/** While documents are pending in the collection, its whole list is read at most this often. */
-const FULL_EVERY_MS = 10_000;
+/** While documents are pending in the collection after everything was sent, its whole list is read this often. */
+const FULL_EVERY_MS = 30_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Seen = { status: string; version: number; error?: string | null } | "missing";
@@ -38,24 +38,30 @@ export class Waiter {
 
   /** Polls until `sending` is over and nothing is outstanding; `stopped` ends it early. */
   async run(sendingDone: () => boolean, stopped: () => boolean, intervalMs = 500): Promise<void> {
-    let lastFull = 0;
+    let lastFull = performance.now();
     while (!stopped()) {
       const finished = sendingDone();
-      const started = performance.now();
       const t = this.#tracker;
-      if (t.outstanding.size > 0) {
-        // One cheap request a turn; the whole list is read only when it can settle everything
-        // (the collection has nothing pending) or, during a long load, every 10 s for the counts.
+      const started = performance.now();
+      let lookMs = 0;
+      if (t.outstanding.size > 0 && t.outstanding.size <= BY_ID) {
+        await this.poll();
+        lookMs = performance.now() - started;
+      } else if (t.outstanding.size > 0) {
+        // One cheap request a turn. The whole list is read when it can settle everything (the
+        // collection has nothing pending) and, once all is sent, every 30 s: a collection that
+        // others keep loading may never be without pending documents.
         const counts = await this.#counts();
+        lookMs = performance.now() - started;
         t.settledInCollection = counts.settled;
-        if (t.outstanding.size <= BY_ID || counts.pending === 0 || started - lastFull > FULL_EVERY_MS) {
+        if (counts.pending === 0 || (finished && performance.now() - lastFull > FULL_EVERY_MS)) {
           await this.poll();
-          if (t.outstanding.size > BY_ID) lastFull = performance.now();
+          lastFull = performance.now();
         }
       }
       if (finished && t.outstanding.size === 0) return;
-      // A look at many documents costs the service some time: at most a third of it goes to looking.
-      await sleep(Math.max(intervalMs, 2 * (performance.now() - started)));
+      // A turn's look costs the service some time: at most a third of it goes to looking.
+      await sleep(Math.max(intervalMs, 2 * lookMs));
     }
   }
 
