@@ -4,7 +4,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DocstoreClient } from "@docstore/client";
-import { runCli, summaryOf, type CliResult } from "./cli-run.ts";
+import { CLI, runCli, summaryOf, type CliResult } from "./cli-run.ts";
 import { startFaultProxy, type FaultProxy, type Seen } from "./fault-proxy.ts";
 import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
 import { FORMATS, sentence, writeMixedFiles } from "./mixed-files.ts";
@@ -239,6 +239,9 @@ describe("docstore load", () => {
     proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk === 1 ? { reply: 503, retryAfter: "1" } : bulk === 2 ? { reply: 429, retryAfter: "0" } : undefined);
     const r = await cli(["load", "--jsonl", file, "-c", c]);
     ok(r);
+    // Not on a terminal: plain lines, the last one when all is done.
+    expect(r.stderr).toMatch(new RegExp(`^loading 10 documents into ${c} \\(state: .+\\.jsonl\\)$`, "m"));
+    expect(r.stderr).toMatch(/^\d+s: sent 10\/10 \([\d.]+ K?i?B\), accepted 10, indexed 10, failed 0; [\d.]+ docs\/s, ETA 0s$/m);
     expect(r.stderr).toContain("503 on /load_texts_to_collection: trying again in 1.0 s (Retry-After)");
     expect(r.stderr).toContain("429 on /load_texts_to_collection: trying again in 0.0 s (Retry-After)");
     expect(loadsIn(proxy.seen).map((s) => s.status)).toEqual([503, 429, 202]);
@@ -253,6 +256,23 @@ describe("docstore load", () => {
     const summary = summaryOf(gaveUp);
     expect(summary).toMatchObject({ accepted: 0, failed: 10, retries: 2 });
     expect(summary.failures[0]).toMatchObject({ stage: "rejected", status: 503, reason: "503 Service Unavailable: injected by the test proxy" });
+  });
+
+  it("draws a progress bar on a terminal", async () => {
+    const c = uniqueName("tty");
+    const file = writeJsonl("tty.jsonl", Array.from({ length: 12 }, (_, i) => ({ text: sentence(i) })));
+    const vars = Object.entries(env()).map(([k, v]) => `${k}=${v}`);
+    // script(1) gives the command a terminal, as a person's shell would.
+    const command = ["env", ...vars, process.execPath, CLI, "load", "--jsonl", file, "-c", c].join(" ");
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn("script", ["-qec", command, "/dev/null"], { cwd: work, env: { PATH: process.env.PATH ?? "" } });
+      let out = "";
+      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      p.on("close", (code) => resolve({ code, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    expect(r.out).toMatch(/=+ 100% \| 12\/12 docs \| sent 12 \([\d.]+ K?i?B\) \| accepted 12 \| indexed 12 \| failed 0 \| [\d.]+ docs\/s \| ETA 0s/);
+    expect(r.out).toMatch(/done in [\d.]+ s: 12 indexed, 0 failed/);
   });
 });
 
@@ -327,6 +347,11 @@ describe("the other commands", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: 401 Unauthorized: /);
     ok(await cli(["--token", svc.token, "ls"], { env: wrong }));
+    // A refused token stops a load at once, with its summary.
+    const load = await cli(["load", "extra.md", "-c", uniqueName("refused")], { env: wrong });
+    expect(load.code).toBe(1);
+    expect(load.stdout).toMatch(/^stopped in [\d.]+ s: 0 indexed, 0 failed; sent 1 documents/);
+    expect(load.stdout).toMatch(/\nerror: 401 Unauthorized: .*; run the same command again to send what is missing\n/);
     ok(await cli(["ls", "--url", svc.url], { env: { DOCSTORE_URL: "http://127.0.0.1:9" } }));
 
     const usage = async (args: string[], message: string) => {
