@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs a pnpm script of this workspace with Node.js 24 and pnpm 10, provisioning both under
 # .tools/ when the machine's own are missing or older, then installing the dependencies.
+# `start` runs the service as this process itself (see below): stop it with SIGTERM or SIGINT.
 #   bash scripts/run.sh start        # embedded service
 #   bash scripts/run.sh test         # the whole test suite
 #   bash scripts/run.sh bench        # any other script of package.json
@@ -27,4 +28,17 @@ fi
 
 cd "$root"
 pnpm install --frozen-lockfile --reporter=append-only >&2
+# A script that only runs one Node.js program (`start`, `start:api`, `start:worker`, the
+# benchmarks) is exec'd here, not through pnpm: the program then is this very process, so the
+# SIGTERM or SIGINT sent to it reaches the service, and its exit code (0 on a clean stop) is ours.
+# Through pnpm, a signal ends pnpm alone, leaving the service running without it.
+program="$(node -e '
+  const script = require("./package.json").scripts?.[process.argv[1]] ?? "";
+  const m = /^node ([\w./-]+)$/.exec(script);
+  if (m) console.log(m[1]);
+' "${1:-}")"
+if [ -n "$program" ]; then
+  shift
+  exec node "$program" "$@"
+fi
 exec pnpm run "$@"

@@ -287,6 +287,77 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       });
     });
 
+    it("lists documents with size, type and failure reason, selected by status and metadata filter", async () => {
+      const c = uniqueName();
+      for (let i = 0; i < 7; i++) await loadText(c, `note ${i}`, { priority: i, team: i % 2 ? "red" : "blue" }, { doc_id: `n${i}` });
+      const form = new FormData();
+      form.append("file", new Blob(["%PDF-1.4\nnot really a pdf"], { type: "application/pdf" }), "broken.pdf");
+      form.append("metadata", JSON.stringify({ priority: 9, team: "red" }));
+      const broken = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "broken", wait: "true" }, form });
+      expect(broken.body.status).toBe("failed");
+
+      const list = (query: Record<string, string | number>) => svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, ...query } });
+      const failed = await list({ status: "failed" });
+      expect(failed.body.documents).toEqual([
+        { doc_id: "broken", name: "broken.pdf", status: "failed", version: 1, chunks: 0, size: 25, content_type: "application/pdf", error: broken.body.error, updated_at: expect.any(String) },
+      ]);
+      expect(failed.body.documents[0].error).toMatch(/PDF/);
+      const [n0] = (await list({ limit: 1 })).body.documents;
+      expect(n0).toMatchObject({ doc_id: "broken" }); // doc_id order: "broken" < "n0"
+      expect((await list({ tag_info: "team=red^priority>=3" })).body.documents.map((d: any) => d.doc_id)).toEqual(["broken", "n3", "n5"]);
+      expect((await list({ tag_info: "team=red^priority>=3", status: "ready" })).body.documents.map((d: any) => d.doc_id)).toEqual(["n3", "n5"]);
+      const ready = (await list({ status: "ready" })).body.documents;
+      expect(ready[0]).toMatchObject({ doc_id: "n0", size: 6, content_type: "text/plain", error: null, chunks: 1 });
+
+      // Pages of a selection: full pages while matches remain, and no empty last page.
+      const p1 = await list({ tag_info: "team=blue", limit: 2 });
+      expect(p1.body.documents.map((d: any) => d.doc_id)).toEqual(["n0", "n2"]);
+      const p2 = await list({ tag_info: "team=blue", limit: 2, cursor: p1.body.next_cursor });
+      expect(p2.body).toMatchObject({ documents: [{ doc_id: "n4" }, { doc_id: "n6" }], next_cursor: null });
+
+      expectProblem(await list({ tag_info: "team=red^ORDERBYpriority" }), 400, /^tag_info: ORDERBY is not accepted here/);
+      const syntax = await list({ tag_info: "team=red^priorityBETWEEN1" });
+      expectProblem(syntax, 400, /^tag_info: /);
+      expect(syntax.body.position).toEqual(expect.any(Number));
+      expectProblem(await list({ status: "done" }), 400, /^status: expected one of queued, processing, ready, failed, pending/);
+      expect((await list({ tag_info: "taem=red" })).body.warnings).toEqual(["tag_info: taem: no document in the searched collections has this field"]);
+    });
+
+    it("gives a document's chunks with their citations, a page at a time", async () => {
+      const c = uniqueName();
+      const text = ["# Birds", "", ...Array.from({ length: 60 }, (_, i) => `Sentence ${i} tells of herons wading at dawn near the marsh.`), "", "## Storks", "", "Storks migrate south."].join("\n");
+      const form = new FormData();
+      form.append("file", new Blob([text], { type: "text/markdown" }), "birds.md");
+      const loaded = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "birds", wait: "true" }, form });
+      expect(loaded.body).toMatchObject({ status: "ready" });
+      const all = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds" } });
+      expect(all.status).toBe(200);
+      expect(all.body).toMatchObject({ collection_name: c, doc_id: "birds", status: "ready", version: 1, next_cursor: null });
+      const chunks = all.body.chunks as { chunk_index: number; text: string; start: number; end: number; heading_path?: string[] }[];
+      expect(chunks.length).toBe(loaded.body.chunks);
+      expect(chunks.map((ch) => ch.chunk_index)).toEqual(chunks.map((_, i) => i));
+      expect(chunks[0]).toMatchObject({ start: 0, heading_path: ["Birds"] });
+      expect(chunks.at(-1)!.text).toContain("Storks migrate south.");
+      expect(chunks.every((ch) => text.slice(ch.start, ch.end) === ch.text)).toBe(true);
+      const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "storks migrate", collection_names: c, k: 1 } });
+      const last = chunks.at(-1)!;
+      expect(hit.body.results[0]).toMatchObject({ chunk_index: last.chunk_index, start: last.start, end: last.end, text: last.text, heading_path: last.heading_path });
+
+      const page = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", limit: 1 } });
+      expect(page.body.chunks).toEqual([chunks[0]]);
+      const rest = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", cursor: page.body.next_cursor } });
+      expect(rest.body.chunks).toEqual(chunks.slice(1));
+
+      const queued = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "later" }, json: { text: "not yet indexed, maybe" } });
+      const pending = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "later" } });
+      expect(pending.status).toBe(200);
+      expect(pending.body.status === "ready" || pending.body.chunks.length === 0, JSON.stringify(pending.body)).toBe(true);
+      expect(queued.status).toBe(202);
+      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "nope" } }), 404, /unknown document nope/);
+      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", limit: 0 } }), 400, /^limit: /);
+      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", cursor: "garbage" } }), 400, /^cursor: /);
+    });
+
     it("lists documents and collections with pagination", async () => {
       const c = uniqueName();
       for (let i = 0; i < 5; i++) await loadText(c, `doc ${i}`, {}, { doc_id: `d${i}` });
@@ -397,6 +468,21 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         expect(doc.body.paths[op], op).toBeDefined();
       }
       expect(doc.body.paths["/get_relevant_documents"].get.parameters.map((p: any) => p.name)).toContain("query");
+      expect(doc.body.paths["/get_document_chunks"].get.security).toEqual([{ bearer: ["read"] }]);
+    });
+
+    it("serves the console without a token, and sends / there", async () => {
+      const root = await fetch(new URL("/", svc.url), { redirect: "manual" });
+      expect([root.status, root.headers.get("location")]).toEqual([302, "console/"]);
+      const page = await svc.request("GET", "/console/", { token: null });
+      expect(page.status).toBe(200);
+      expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+      expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+      expect(page.body).toContain('<script type="module" src="app.js"></script>');
+      const script = await svc.request("GET", "/console/views/search.js", { token: null });
+      expect([script.status, script.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+      expect((await svc.request("GET", "/console/tsconfig.json", { token: null })).status).toBe(404);
+      expect((await svc.request("GET", "/console/../package.json", { token: null })).status).toBe(404);
     });
 
     it("serves Prometheus metrics to a token with the read scope", async () => {

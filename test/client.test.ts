@@ -83,6 +83,13 @@ describe("operations", () => {
     expect(status).toMatchObject({ filename: "runbook.md", content_type: "text/markdown", status: "ready" });
     expect(status.sha256).toMatch(/^[0-9a-f]{64}$/);
     expect((await client.listCollections()).find((x) => x.name === c)).toMatchObject({ documents: 4, ready: 4 });
+    const chunks = [];
+    for await (const chunk of client.chunks(c, "KB1")) chunks.push(chunk);
+    expect(chunks).toMatchObject([{ chunk_index: 0, start: 0, heading_path: ["Runbook"] }]);
+    expect(chunks[0]!.text).toContain("Restart the replica");
+    const closed = await client.listDocuments(c, { filter: "status=closed" });
+    expect(closed.documents.map((d) => d.doc_id)).toEqual(["INC2"]);
+    expect((await client.listDocuments(c, { status: "ready" })).documents).toHaveLength(4);
     const tagged = await client.contentByTag(c, { filter: "status=closed" });
     expect(tagged.documents.map((d) => d.text)).toEqual(["Printer jam on floor two"]);
 

@@ -1,6 +1,8 @@
 /**
  * Starts the real service as a child process on a free port with its own DATA_DIR, and talks
  * to it over HTTP. Nothing of the service is imported: these tests see what a client sees.
+ * What it starts and makes (processes, servers, folders, Redis keys) is undone when the test
+ * file ends if the test did not (test/cleanup.ts).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -8,7 +10,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
-import { deleteQdrantCollection, freePort, QdrantTestServer, startS3Server, uniqueQdrantCollection } from "@docstore/shared/testing";
+import {
+  deleteQdrantCollection, deleteRedisKeys, freePort, QdrantTestServer, startS3Server, testRedisPrefix, uniqueQdrantCollection,
+} from "@docstore/shared/testing";
+import { atFileEnd } from "./cleanup.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAIN = path.join(ROOT, "packages/api/src/main.ts");
@@ -98,11 +103,14 @@ export class Service {
     return { status: res.status, headers: res.headers, body: parsed };
   }
 
-  /** Stops workers, then the API, the way an orchestrator does; returns the API's exit code. */
+  /**
+   * Stops workers, then the API, the way an orchestrator does, then what was started for it;
+   * returns the API's exit code. Stopping again does nothing more.
+   */
   async stop(): Promise<number | null> {
     await Promise.all(this.workers.map((w) => signal(w, "SIGTERM")));
     const code = await signal(this.proc, "SIGTERM");
-    for (const stop of this.resources.reverse()) await stop();
+    for (let stop = this.resources.pop(); stop; stop = this.resources.pop()) await stop();
     return code;
   }
 
@@ -119,8 +127,11 @@ function signal(proc: ChildProcess, sig: NodeJS.Signals): Promise<number | null>
   return exited;
 }
 
+/** A fresh folder, removed when the test file ends (tests that remove it earlier may). */
 export function tempDataDir(): string {
-  return mkdtempSync(path.join(tmpdir(), "docstore-test-"));
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-test-"));
+  atFileEnd(() => removeDir(dir));
+  return dir;
 }
 
 export function removeDir(dir: string): void {
@@ -140,7 +151,10 @@ async function spawnReady(script: string, env: Record<string, string>, ready: Re
   proc.once("exit", () => children.delete(proc));
   let output = "";
   const match = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${path.basename(script)} did not start:\n${output}`)), 20_000);
+    const timer = setTimeout(() => {
+      proc.kill("SIGKILL");
+      reject(new Error(`${path.basename(script)} did not start:\n${output}`));
+    }, 20_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const m = ready.exec(output);
@@ -181,13 +195,29 @@ export interface StartOptions {
 export async function startService(opts: StartOptions = {}): Promise<Service> {
   const dataDir = opts.dataDir ?? tempDataDir();
   const resources: (() => Promise<void>)[] = [];
+  const undo = async () => {
+    for (let stop = resources.pop(); stop; stop = resources.pop()) await stop();
+  };
+  try {
+    return await start(opts, dataDir, resources);
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
+async function start(opts: StartOptions, dataDir: string, resources: (() => Promise<void>)[]): Promise<Service> {
   let modeEnv: Record<string, string> = {};
   if (opts.mode === "distributed") {
     const s3 = await startS3Server();
     resources.push(() => s3.stop());
+    const prefix = testRedisPrefix();
+    const redisUrl = opts.env?.REDIS_URL ?? process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+    // After the processes stop: the queue's and the catalog's keys (none if that Redis is gone).
+    resources.push(async () => void (await deleteRedisKeys(redisUrl, `${prefix}:*`)));
     modeEnv = {
       QUEUE: "bullmq",
-      REDIS_PREFIX: `test-${randomUUID().slice(0, 8)}`,
+      REDIS_PREFIX: prefix,
       REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379",
       BLOB_STORE: "s3",
       S3_ENDPOINT: s3.config.endpoint!,
@@ -212,12 +242,14 @@ export async function startService(opts: StartOptions = {}): Promise<Service> {
     resources.push(() => deleteQdrantCollection(url, collection).catch(() => {}));
     modeEnv = { ...modeEnv, INDEX: "qdrant", QDRANT_URL: url, QDRANT_COLLECTION: collection };
   }
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...modeEnv, ...opts.env };
+  // The run's temporary folder (test/global-setup.ts), for what the service's libraries put there.
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", ...modeEnv, ...opts.env };
   const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);
   const token = match[2] ?? env.API_TOKENS?.split(",")[0]?.split(":")[0] ?? "";
   const service = new Service(match[1]!, token, dataDir, proc, env);
   service.output = output;
-  service.resources.push(...resources);
+  service.resources.push(...resources.splice(0));
+  atFileEnd(async () => void (await service.stop()));
   proc.stdout!.on("data", (c: Buffer) => (service.output += c.toString()));
   proc.stderr!.on("data", (c: Buffer) => (service.output += c.toString()));
   for (let i = 0; i < (opts.workers ?? (opts.mode === "distributed" ? 2 : 0)); i++) await service.startWorker();

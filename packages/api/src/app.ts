@@ -7,8 +7,12 @@ import { createMetrics } from "./metrics.ts";
 import { loadRoutes } from "./routes/load.ts";
 import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
+import { documentRoutes } from "./routes/documents.ts";
 import { healthRoutes } from "./routes/health.ts";
-import { docsRoutes } from "./routes/docs.ts";
+import { docsAssets, docsRoutes } from "./routes/docs.ts";
+import { corsHandler, securityHeaders } from "./security.ts";
+import { wellFormed } from "./well-formed.ts";
+import { mountConsole } from "./serve-console.ts";
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
@@ -18,6 +22,7 @@ export function createApp(ctx: AppContext): Express {
   app.set("query parser", "simple");
   // Responses are fresh JSON every time; hashing each one for an ETag buys clients nothing.
   app.set("etag", false);
+  app.use(securityHeaders());
 
   // A request id on every log line and in every error body. The request's logger is made on
   // first use: most requests log nothing at the default level.
@@ -38,13 +43,20 @@ export function createApp(ctx: AppContext): Express {
     }
     next();
   });
+  // Before the metrics: a preflight is answered here and counted nowhere (its path is any path).
+  const cors = corsHandler(ctx.config.http.corsOrigins);
+  if (cors) app.use(cors);
   const metrics = createMetrics(ctx);
   app.use(metrics.count);
+  app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
-  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...healthRoutes(ctx), metrics.route];
-  const all = [...routes, ...docsRoutes(routes)];
+  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
+  const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
   mountRoutes(app, ctx, all);
+  app.use("/docs/assets", docsAssets());
+  mountConsole(app);
   app.use(methodNotAllowed(all));
   app.use(notFound);
   app.use(problemHandler(ctx.logger));

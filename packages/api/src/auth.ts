@@ -3,30 +3,49 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { NextFunction, Request, Response } from "express";
 import { ALL_SCOPES, ForbiddenError, UnauthorizedError, type ApiToken, type Scope } from "@docstore/shared";
+import type { Principal } from "./access.ts";
+import type { AppContext } from "./context.ts";
+import { looksLikeJwt, type VerifyJwt } from "./jwt.ts";
 
 const digest = (s: string) => createHash("sha256").update(s).digest();
 
-/** Looks a bearer token up in constant time: every configured token is compared, always. */
-export function createAuthenticator(tokens: ApiToken[]) {
-  const known = tokens.map((t) => ({ digest: digest(t.token), scopes: t.scopes }));
-  return (header: string | undefined): ReadonlySet<Scope> => {
+export type Authenticate = (header: string | undefined) => Promise<Principal>;
+
+/**
+ * Finds who a bearer token is: one of API_TOKENS, looked up in constant time (the SHA-256 of
+ * the token is compared with every configured token's, always, so neither the time taken nor
+ * a length mismatch tells how close a guess came), else a JWT when `verifyJwt` is given.
+ */
+export function createAuthenticator(tokens: readonly ApiToken[], verifyJwt: VerifyJwt | null = null): Authenticate {
+  const known = tokens.map((t) => {
+    const d = digest(t.token);
+    // The fingerprint names the token in logs and rate-limit keys; the token itself is never written.
+    const principal: Principal = { id: `token:${d.toString("hex").slice(0, 12)}`, scopes: t.scopes, collections: t.collections };
+    return { digest: d, principal };
+  });
+  return async (header) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
     if (!match) throw new UnauthorizedError("missing bearer token: send 'Authorization: Bearer <token>'");
-    const presented = digest(match[1]!);
-    let scopes: ReadonlySet<Scope> | null = null;
-    for (const t of known) if (timingSafeEqual(t.digest, presented) && scopes === null) scopes = t.scopes;
-    if (scopes === null) throw new UnauthorizedError("unknown bearer token");
-    return scopes;
+    const token = match[1]!;
+    const presented = digest(token);
+    let found: Principal | null = null;
+    for (const t of known) if (timingSafeEqual(t.digest, presented) && found === null) found = t.principal;
+    if (found) return found;
+    if (verifyJwt && looksLikeJwt(token)) return verifyJwt(token);
+    throw new UnauthorizedError("unknown bearer token");
   };
 }
 
-export type Authenticate = ReturnType<typeof createAuthenticator>;
-
-/** Express middleware demanding one scope. */
-export function requireScope(authenticate: Authenticate, scope: Scope) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const scopes = authenticate(req.headers.authorization);
-    if (!scopes.has(scope)) throw new ForbiddenError(`this token lacks the '${scope}' scope`);
+/**
+ * Middleware demanding one scope: finds the principal, counts the request against its rate
+ * limit, then checks the scope. Collections are checked once the input is validated (mount.ts).
+ */
+export function requireScope(ctx: AppContext, scope: Scope) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const principal = await ctx.authenticate(req.headers.authorization);
+    req.principal = principal;
+    await ctx.rateLimiter?.consume(principal);
+    if (!principal.scopes.has(scope)) throw new ForbiddenError(`this token lacks the '${scope}' scope`);
     res.setHeader("Cache-Control", "no-store");
     next();
   };
@@ -47,5 +66,5 @@ export function loadOrCreateToken(file: string): { token: ApiToken; created: boo
     writeFileSync(file, `${token}\n`, { mode: 0o600 });
     created = true;
   }
-  return { token: { token, scopes: new Set(ALL_SCOPES) }, created };
+  return { token: { token, scopes: new Set(ALL_SCOPES), collections: null }, created };
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "@docstore/shared";
+import type { Principal } from "./access.ts";
 
 declare global {
   namespace Express {
@@ -6,6 +7,8 @@ declare global {
       /** From X-Request-Id when the client sends one, else generated. */
       id: string;
       log: Logger;
+      /** Set by the token check of a route with a scope. */
+      principal?: Principal;
     }
   }
 }

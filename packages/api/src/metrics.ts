@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from "express";
 import { z } from "zod";
 import { Counter, Gauge, Registry, collectDefaultMetrics } from "prom-client";
 import type { AppContext } from "./context.ts";
+import { assertUnrestricted, principalOf } from "./access.ts";
 import { route } from "./route.ts";
 
 /**
@@ -61,11 +62,13 @@ export function createMetrics(ctx: AppContext) {
   const scrape = route({
     method: "get",
     path: "/metrics",
-    summary: "Prometheus metrics (text exposition format)",
+    summary: "Prometheus metrics (text exposition format); not for a token restricted to some collections",
+    tag: "Service",
     scope: "read",
     response: z.string(),
     contentType: "text/plain",
-    async handle({ res }) {
+    async handle({ req, res }) {
+      assertUnrestricted(principalOf(req), "/metrics");
       res.type(registry.contentType).send(await registry.metrics());
     },
   });

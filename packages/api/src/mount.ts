@@ -2,6 +2,7 @@ import type { Express, Request, RequestHandler } from "express";
 import { z } from "zod";
 import { BadRequestError } from "@docstore/shared";
 import type { AppContext } from "./context.ts";
+import { assertInputCollections, principalOf } from "./access.ts";
 import { requireScope } from "./auth.ts";
 import { jsonBody, multipartBody } from "./body.ts";
 import { refuseUnknownKeys } from "./keys.ts";
@@ -57,17 +58,30 @@ function validate(route: Route, req: Request) {
 
 /**
  * Serves each route: the token check its scope asks for, the body reader (JSON, or multer for
- * an upload), then validation and the handler. Errors go on to the app's problem handler,
- * which Express 5 also gives the handlers' rejected promises.
+ * an upload), then validation, the token's collections against those the input names, and the
+ * handler. Errors go on to the app's problem handler, which Express 5 also gives the handlers'
+ * rejected promises.
  */
 export function mountRoutes(app: Express, ctx: AppContext, routes: readonly Route[]): void {
   const json = jsonBody(ctx.config.http.maxBodyBytes);
   for (const route of routes) {
     const handlers: RequestHandler[] = [];
-    if (route.scope) handlers.push(requireScope(ctx.authenticate, route.scope));
+    if (route.scope) handlers.push(requireScope(ctx, route.scope));
+    // An upload names its collection in the query string: refuse it before reading the file.
+    if (route.scope && route.multipart) {
+      handlers.push((req, _res, next) => {
+        assertInputCollections(principalOf(req), req.query);
+        next();
+      });
+    }
     handlers.push(...(route.multipart ? multipartBody(route.multipart, ctx.config.http.maxUploadBytes) : json));
     handlers.push(async (req, res) => {
-      await route.handle({ ...validate(route, req), req, res });
+      const input = validate(route, req);
+      if (route.scope) {
+        assertInputCollections(principalOf(req), input.query);
+        assertInputCollections(principalOf(req), input.body);
+      }
+      await route.handle({ ...input, req, res });
     });
     app[route.method](route.path, ...handlers);
   }

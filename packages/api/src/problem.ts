@@ -1,18 +1,24 @@
-import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { STATUS_CODES } from "node:http";
-import { AppError, type ErrorKind, type Logger } from "@docstore/shared";
+import type { Socket } from "node:net";
+import type { ErrorRequestHandler, Request, RequestHandler } from "express";
+import { AppError, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
+import { audit } from "./audit.ts";
 
 /** The one mapping from what went wrong to an HTTP status. */
 const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   invalid: { status: 400, title: "Bad Request" },
   unauthenticated: { status: 401, title: "Unauthorized" },
   forbidden: { status: 403, title: "Forbidden" },
+  rate_limited: { status: 429, title: "Too Many Requests" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
   too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
 };
+
+/** The standard phrase of a status, as RFC 9110 names it (Node's table keeps 413's old name). */
+export const statusTitle = (status: number): string => (status === 413 ? "Content Too Large" : (STATUS_CODES[status] ?? "Error"));
 
 /** What a 503 asks clients to wait before retrying: a dependency that is down is usually back soon. */
 export const RETRY_AFTER_SECONDS = 5;
@@ -22,19 +28,51 @@ interface Problem {
   title: string;
   detail: string;
   extras?: Record<string, unknown>;
+  /** Seconds for Retry-After; a 503 without one asks for RETRY_AFTER_SECONDS. */
+  retryAfter?: number;
 }
 
 /** Other errors that carry a 4xx status (Express's own, a 405): the client's fault. */
 function fromFramework(err: unknown): Problem | null {
   const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
-    return { status: e.status, title: STATUS_CODES[e.status] ?? "Bad Request", detail: e.message ?? "bad request" };
+    return { status: e.status, title: statusTitle(e.status), detail: e.message ?? "bad request" };
   }
   return null;
 }
 
+/**
+ * How long a client may go on sending a body that will not be read (a 413, a 401 before an
+ * upload) after it was answered: long enough to read the answer and stop, after which the
+ * connection is closed rather than read without end. Closing at once could lose the answer:
+ * a connection closed with unread bytes is reset, and a reset discards what the client had
+ * not read yet.
+ */
+export const LINGER_MS = 5000;
+
+/** Connections answered while their request was still arriving: nothing more is written to them. */
+export const answeredEarly = new WeakSet<Socket>();
+
+function lingerThenClose(req: Request, res: Parameters<RequestHandler>[1]) {
+  res.once("finish", () => {
+    if (req.complete) return;
+    answeredEarly.add(req.socket);
+    const timer = setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    req.once("end", () => {
+      // The request arrived whole after all: what comes next on the connection is a new one.
+      clearTimeout(timer);
+      answeredEarly.delete(req.socket);
+    });
+    req.socket.once("close", () => clearTimeout(timer));
+  });
+}
+
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
-  if (p.status === 503) res.set("Retry-After", String(RETRY_AFTER_SECONDS));
+  if (!req.complete) lingerThenClose(req, res);
+  const retryAfter = p.retryAfter ?? (p.status === 503 ? RETRY_AFTER_SECONDS : undefined);
+  if (retryAfter !== undefined) res.set("Retry-After", String(retryAfter));
+  // RFC 6750: a 401 names the scheme it wants.
+  if (p.status === 401) res.set("WWW-Authenticate", 'Bearer realm="docstore"');
   res
     .status(p.status)
     .type("application/problem+json")
@@ -44,10 +82,13 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 /** The one place errors become responses: RFC 9457 problem details. */
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras } : fromFramework(err);
+    const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : fromFramework(err);
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");
+      if (p.status === 401) audit(req, "token.refused", { reason: p.detail });
+      else if (p.status === 403) audit(req, "access.denied", { reason: p.detail });
       send(req, res, p);
     } else if (p) {
       log.error({ err, status: p.status }, "dependency failure");
@@ -61,3 +102,4 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 
 export const notFound: RequestHandler = (req, res) =>
   send(req, res, { status: 404, title: "Not Found", detail: `no operation ${req.method} ${req.path}; see /openapi.json` });
+

@@ -11,11 +11,54 @@ import { createAuthenticator } from "./auth.ts";
 // For each scope, a token holding every scope but that one: a 403 with it proves which scope a
 // route demands.
 const lacking = Object.fromEntries(ALL_SCOPES.map((s) => [s, `lacks-${s}-0123456789abcdef`])) as Record<Scope, string>;
+// Every scope, but only the collection 'mine'.
+const RESTRICTED = "restricted-0123456789abcdef";
+
+/** The operations and the scope each needs, as the README states them. */
+const SCOPES: Record<string, Scope | undefined> = {
+  "GET /get_relevant_documents": "read",
+  "POST /get_relevant_documents": "read",
+  "GET /get_content_by_tag": "read",
+  "POST /get_content_by_tag": "read",
+  "GET /get_list_of_documents_names": "read",
+  "GET /get_list_of_collection": "read",
+  "GET /get_document_status": "read",
+  "GET /get_document_chunks": "read",
+  "GET /metrics": "read",
+  "POST /load_document_to_collection": "write",
+  "POST /load_text_to_collection": "write",
+  "POST /load_texts_to_collection": "write",
+  "DELETE /delete_document_from_collection": "write",
+  "DELETE /delete_collection": "admin",
+  "GET /healthz": undefined,
+  "GET /readyz": undefined,
+  "GET /openapi.json": undefined,
+  "GET /docs": undefined,
+  "GET /docs/filters": undefined,
+};
+
+/** A valid request of each operation that names collections, for the collection `c`. */
+const naming = (c: string): Record<string, { query: Record<string, string>; body?: unknown; form?: boolean }> => ({
+  "GET /get_relevant_documents": { query: { query: "q", collection_names: c } },
+  "POST /get_relevant_documents": { query: { query: "q" }, body: { collection_names: ["mine", c] } },
+  "GET /get_content_by_tag": { query: { collection_name: c } },
+  "POST /get_content_by_tag": { query: { collection_name: c }, body: { tag_info: "" } },
+  "GET /get_list_of_documents_names": { query: { collection_name: c } },
+  "GET /get_document_status": { query: { collection_name: c, id_value: "d1" } },
+  "GET /get_document_chunks": { query: { collection_name: c, id_value: "d1" } },
+  "POST /load_document_to_collection": { query: { collection_name: c }, form: true },
+  "POST /load_text_to_collection": { query: { collection_name: c }, body: { text: "t" } },
+  "POST /load_texts_to_collection": { query: { collection_name: c }, body: { documents: [{ text: "t" }] } },
+  "DELETE /delete_document_from_collection": { query: { collection_name: c, id_value: "d1" } },
+  "DELETE /delete_collection": { query: { collection_name: c } },
+});
 
 interface Operation {
   method: string;
   path: string;
   scope: Scope | undefined;
+  parameters: { name: string }[];
+  body: unknown;
 }
 
 describe("the route table", () => {
@@ -28,7 +71,7 @@ describe("the route table", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "docstore-routes-"));
-    const tokens = ALL_SCOPES.map((s) => `${lacking[s]}:${ALL_SCOPES.filter((t) => t !== s).join("+")}`).join(",");
+    const tokens = [...ALL_SCOPES.map((s) => `${lacking[s]}:${ALL_SCOPES.filter((t) => t !== s).join("+")}`), `${RESTRICTED}:read+write+admin:mine`].join(",");
     const config = loadConfig({ DATA_DIR: dataDir, API_TOKENS: tokens, LOG_LEVEL: "silent" });
     const logger = createLogger("silent");
     services = createServices(config, logger, { role: "api" });
@@ -40,9 +83,11 @@ describe("the route table", () => {
     // What Express serves, read from its router rather than from the table.
     const routes = app.router.stack.flatMap((layer) => (layer.route ? [layer.route] : []));
     served = [...new Set(routes.flatMap((r) => r.stack.map((handler) => `${handler.method.toUpperCase()} ${r.path}`)))];
-    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as { paths: Record<string, Record<string, { security?: { bearer: Scope[] }[] }>> };
+    const doc = (await (await fetch(`${base}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { security?: { bearer: Scope[] }[]; parameters?: { name: string }[]; requestBody?: unknown }>>;
+    };
     described = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({ method, path: p, scope: op.security?.[0]?.bearer[0] })),
+      Object.entries(ops).map(([method, op]) => ({ method, path: p, scope: op.security?.[0]?.bearer[0], parameters: op.parameters ?? [], body: op.requestBody })),
     );
   });
 
@@ -71,5 +116,58 @@ describe("the route table", () => {
         expect(anonymous.status, `${op.method} ${op.path} without a token`).toBe(200);
       }
     }
+  });
+
+  it("asks each operation for the scope the README gives it", () => {
+    expect(Object.fromEntries(described.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o.scope]))).toEqual(SCOPES);
+  });
+
+  it("refuses a token restricted to other collections on every operation that names one, before looking the collection up", async () => {
+    // Every operation whose input names a collection, read from the document: a new one must be added above.
+    const names = (o: Operation) => o.parameters.some((p) => p.name.startsWith("collection_name")) || JSON.stringify(o.body ?? {}).includes("collection_name");
+    const withCollections = described.filter(names).map((o) => `${o.method.toUpperCase()} ${o.path}`);
+    expect(withCollections.sort()).toEqual(Object.keys(naming("x")).sort());
+    for (const [collection, refused] of [["theirs", true], ["mine", false]] as const) {
+      for (const [op, input] of Object.entries(naming(collection))) {
+        const [method, p] = op.split(" ") as [string, string];
+        const url = new URL(p, base);
+        for (const [k, v] of Object.entries(input.query)) url.searchParams.set(k, v);
+        const headers: Record<string, string> = { authorization: `Bearer ${RESTRICTED}` };
+        let body: string | FormData | undefined;
+        if (input.form) {
+          body = new FormData();
+          body.set("file", new Blob(["some text"], { type: "text/plain" }), "a.txt");
+        } else if (input.body !== undefined) {
+          body = JSON.stringify(input.body);
+          headers["content-type"] = "application/json";
+        }
+        const res = await fetch(url, { method, headers, body });
+        const problem = (await res.json()) as { detail?: string };
+        if (refused) {
+          expect(res.status, `${op} on ${collection}`).toBe(403);
+          expect(problem.detail).toBe("this token may not use the collection 'theirs'; it may use: mine");
+        } else {
+          expect(res.status, `${op} on ${collection}: ${problem.detail}`).not.toBe(403);
+        }
+      }
+    }
+  });
+
+  it("lets a restricted token list only its collections, and not read metrics that span them all", async () => {
+    const get = (p: string, token: string) => fetch(`${base}${p}`, { headers: { authorization: `Bearer ${token}` } });
+    for (const c of ["mine", "theirs"]) {
+      await fetch(`${base}/load_text_to_collection?collection_name=${c}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${lacking.admin}`, "content-type": "application/json" },
+        body: JSON.stringify({ text: c }),
+      });
+    }
+    const all = (await (await get("/get_list_of_collection", lacking.admin)).json()) as { collections: { name: string }[] };
+    expect(all.collections.map((c) => c.name).sort()).toEqual(["mine", "theirs"]);
+    const own = (await (await get("/get_list_of_collection", RESTRICTED)).json()) as { collections: { name: string }[] };
+    expect(own.collections.map((c) => c.name)).toEqual(["mine"]);
+    const metrics = await get("/metrics", RESTRICTED);
+    expect(metrics.status).toBe(403);
+    expect((await get("/metrics", lacking.admin)).status).toBe(200);
   });
 });

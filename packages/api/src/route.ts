@@ -33,6 +33,10 @@ export interface Route<
   method: "get" | "post" | "delete";
   path: string;
   summary: string;
+  /** Longer documentation of the operation (Markdown), shown under the summary in /docs. */
+  description?: string;
+  /** The group the operation is listed under in /docs. */
+  tag?: string;
   /** The scope a bearer token needs; absent for the probes and the description (no token). */
   scope?: Scope;
   /** Validated from the query string (documented as query parameters). */
@@ -54,6 +58,16 @@ export interface Route<
   contentType?: string;
   /** The success status when it is not 200. */
   status?: number;
+  /** Documentation only: other statuses answered with the same body, and when (e.g. `200` of `wait=true`). */
+  alsoAnswers?: Record<number, string>;
+  /**
+   * Documentation only: the problem statuses particular to this route, and when. Bad input (400),
+   * the token's (401, 403), a dependency down (503) and other client errors are added to every
+   * route they apply to.
+   */
+  problems?: Record<number, string>;
+  /** Documentation only: a request and its answer, shown in /docs; openapi.test.ts checks them against the schemas. */
+  example?: { query?: Record<string, unknown>; body?: unknown; response?: unknown };
   // A method, not a function property, so that a route with specific schemas is a Route.
   handle(input: Input<Q, B, M>): Promise<void> | void;
 }

@@ -3,7 +3,7 @@
  * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
  */
 import { z } from "zod";
-import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE } from "@docstore/shared";
+import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema, tooDeep } from "@docstore/shared";
 import { unknownKeys } from "./keys.ts";
 
 const NAME_ACCEPTED = `expected a collection name: ${COLLECTION_NAME_RULE}`;
@@ -17,15 +17,30 @@ const flag = z
 /** An integer parameter; `governed` names the setting behind a bound, e.g. MAX_K. */
 function integer(min: number, max: number, governed?: string) {
   const accepted = { error: `expected an integer from ${min} to ${max}${governed ? ` (the server's ${governed})` : ""}` };
-  return z.coerce.number(accepted).int(accepted).min(min, accepted).max(max, accepted);
+  // A number, or a string holding one (the query string's); `true` or `[1]` would coerce to 1.
+  return z
+    .union([z.number(), z.string()], accepted)
+    .pipe(z.coerce.number<string | number>(accepted).int(accepted).min(min, accepted).max(max, accepted))
+    .meta({ type: "integer", minimum: min, maximum: max }); // what the document shows: the union is how it is read
 }
 
 const METADATA_ACCEPTED = "expected a JSON object of metadata, or a string holding one (see the metadata rules in the README)";
-/** An object, or a string holding one, as the multipart form's field takes it. */
+/**
+ * An object, or a string holding one, as the multipart form's field takes it. parseMetadata in
+ * the handler checks the object; the document shows its rules. The object is passed on as sent:
+ * z.record would copy it, and copying a `__proto__` key sets the copy's prototype instead, so
+ * the key would vanish unseen.
+ */
+const metadataObject = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v)).meta(metadataJsonSchema());
 const metadataInput = z
-  .union([z.record(z.string(), z.unknown()), z.string()], { error: METADATA_ACCEPTED })
+  .union([metadataObject, z.string().describe("the same object as a JSON string")], { error: METADATA_ACCEPTED })
   .transform((v, ctx) => {
     if (typeof v !== "string") return v;
+    const deep = tooDeep(v);
+    if (deep) {
+      ctx.addIssue({ code: "custom", message: `${METADATA_ACCEPTED}; the string holds ${deep}` });
+      return z.NEVER;
+    }
     let parsed: unknown;
     try {
       parsed = JSON.parse(v);
@@ -39,7 +54,7 @@ const metadataInput = z
     }
     return parsed as Record<string, unknown>;
   })
-  .describe("JSON object (or a string holding one); see the metadata rules in the README");
+  .describe("the document's metadata: a JSON object (or a string holding one); see the metadata rules in the README");
 
 const FILTER_MAX = 8192;
 /** What a filter sent as something else than a string reads as, when it can be said. */
@@ -56,12 +71,16 @@ function filterMessage(input: unknown): string {
 const filter = z
   .string({ error: (iss) => filterMessage(iss.input) })
   .max(FILTER_MAX, { error: `expected a filter of at most ${FILTER_MAX} characters` })
-  .describe("encoded query, e.g. status=open^priority=2");
+  .describe("filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`; see [the filter language](/docs/filters)");
+/** The default of `k`, the number of chunks a search returns. */
+export const DEFAULT_K = 4;
 
 export const loadQuery = z.object({
-  collection_name: collectionName,
-  doc_id: docId.optional(),
-  wait: flag.optional(),
+  collection_name: collectionName.describe("the collection, made on first load"),
+  doc_id: docId.optional().describe("the document's id; default `metadata.sys_id`, else a new UUID. An existing id is replaced"),
+  wait: flag
+    .optional()
+    .describe("`true` (or `1`, or empty): answer once the document is searchable or failed (200), or after WAIT_TIMEOUT_MS with its status (202)"),
 });
 
 export const loadTextBody = z.object({
@@ -93,17 +112,23 @@ const nameList = z
 
 const QUERY_ACCEPTED = { error: "expected the search text, 1 to 4096 characters" };
 
-/** The search's input; `maxK` is the server's MAX_K, so that a bad k is told the real bound. */
+/** The search's input; `maxK` is the server's MAX_K: a bad k is told the real bound, and the document carries it. */
 export const searchInput = (maxK: number) =>
   z.object({
-    query: z.string(QUERY_ACCEPTED).trim().min(1, QUERY_ACCEPTED).max(4096, QUERY_ACCEPTED),
-    k: integer(1, maxK, "MAX_K").optional().describe("results wanted; default 4"),
-    collection_names: nameList.optional(),
+    query: z.string(QUERY_ACCEPTED).trim().min(1, QUERY_ACCEPTED).max(4096, QUERY_ACCEPTED).describe("the text to search for"),
+    k: integer(1, maxK, "MAX_K").default(DEFAULT_K).describe(`how many chunks to return, at most ${maxK} (MAX_K)`),
+    collection_names: nameList.optional().describe("collections to search, repeated or comma-separated; all when omitted"),
     metadata: filter.optional(),
   });
 
-const limit = integer(1, 1000).optional().describe("page size; without it, every item is returned in one streamed answer");
-const cursor = z.string({ error: "expected the next_cursor of the previous page" }).max(512, { error: "expected the next_cursor of the previous page" }).optional();
+const limit = integer(1, 1000)
+  .optional()
+  .describe("page size; the answer's `next_cursor` continues the list. Without it, every item comes in one answer, streamed, and `next_cursor` is null");
+const cursor = z
+  .string({ error: "expected the next_cursor of the previous page" })
+  .max(512, { error: "expected the next_cursor of the previous page" })
+  .optional()
+  .describe("the `next_cursor` of the previous page; without `limit`, every item after it");
 
 export const tagInput = z.object({
   collection_name: collectionName,
@@ -112,11 +137,17 @@ export const tagInput = z.object({
   cursor,
 });
 
+const STATUS_ACCEPTED = { error: "expected one of queued, processing, ready, failed, pending (queued or processing)" };
+
 export const listDocumentsQuery = z.object({
   collection_name: collectionName,
+  status: z.enum(["queued", "processing", "ready", "failed", "pending"], STATUS_ACCEPTED).optional().describe("only documents with this ingestion status (pending: queued or processing)"),
+  tag_info: filter.optional().describe("only documents whose metadata match this filter (encoded query, no ORDERBY: the list is in doc_id order)"),
   limit,
   cursor,
 });
+
+export const chunksQuery = z.object({ collection_name: collectionName, id_value: docId, limit, cursor });
 
 export const documentQuery = z.object({ collection_name: collectionName, id_value: docId });
 export const collectionQuery = z.object({ collection_name: collectionName });
@@ -176,7 +207,37 @@ export const contentResponse = z.object({
 export const documentListResponse = z.object({
   collection_name: z.string(),
   documents: z.array(
-    z.object({ doc_id: z.string(), name: z.string(), status: z.string(), version: z.number().int(), chunks: z.number().int(), updated_at: z.string() }),
+    z.object({
+      doc_id: z.string(),
+      name: z.string(),
+      status: z.string(),
+      version: z.number().int(),
+      chunks: z.number().int(),
+      size: z.number().int().describe("bytes of the file or text loaded"),
+      content_type: z.string(),
+      error: z.string().nullable().describe("why the document failed, when it did"),
+      updated_at: z.string(),
+    }),
+  ),
+  next_cursor: z.string().nullable(),
+});
+
+export const chunksResponse = z.object({
+  collection_name: z.string(),
+  doc_id: z.string(),
+  status: z.enum(["queued", "processing", "ready", "failed"]).describe("of the document's latest version"),
+  version: z.number().int().nullable().describe("the version whose chunks are shown: the one searched; null when none is indexed"),
+  chunks: z.array(
+    z.object({
+      chunk_index: z.number().int(),
+      text: z.string(),
+      start: z.number().int().describe("offset of the chunk in the extracted text"),
+      end: z.number().int(),
+      page: z.number().int().optional().describe("PDF page where the chunk starts"),
+      sheet: z.string().optional().describe("spreadsheet sheet"),
+      slide: z.number().int().optional().describe("presentation slide"),
+      heading_path: z.array(z.string()).optional().describe("the headings above the chunk, outermost first"),
+    }),
   ),
   next_cursor: z.string().nullable(),
 });
@@ -196,15 +257,23 @@ export const collectionListResponse = z.object({
 export const deleteDocumentResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), doc_id: z.string() });
 export const deleteCollectionResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), documents: z.number().int() });
 
-export const problem = z.object({
-  type: z.string(),
-  title: z.string(),
-  status: z.number().int(),
-  detail: z.string(),
-  instance: z.string().optional(),
-  request_id: z.string().optional(),
-  position: z.number().int().optional().describe("0-based offset of a filter error"),
-});
+/**
+ * RFC 9457 problem details, as problem.ts sends them. Open, as the RFC wants (clients ignore
+ * members they do not know), but every member docstore sends is listed here: openapi.test.ts
+ * checks the bodies of the errors it provokes against this schema closed.
+ */
+export const problem = z
+  .looseObject({
+    type: z.string().describe("`about:blank`: the status and title say what kind of problem it is"),
+    title: z.string().describe("the status's standard phrase"),
+    status: z.number().int().min(400).max(599).describe("the HTTP status, repeated"),
+    detail: z.string().describe("what was wrong with this request, and what is accepted"),
+    instance: z.string().optional().describe("the path of the request; absent when the request could not be read"),
+    request_id: z.string().describe("also the X-Request-Id header; quote it when asking about a failure"),
+    position: z.number().int().min(0).optional().describe("0-based offset of a filter error in the filter string"),
+    media_type: z.string().optional().describe("with a 415: the media type refused, an upload's detected type or the Content-Type a body was declared with"),
+  })
+  .describe("RFC 9457 problem details");
 
 /** A value for a message: JSON, cut short. */
 export function shown(value: unknown): string {

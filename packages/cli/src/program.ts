@@ -84,7 +84,8 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .command("ls")
     .description("list collections with their counts, or a collection's documents with their status")
     .argument("[collection]")
-    .option("--status <status>", "only documents with this status (queued, processing, ready, failed)")
+    .option("--status <status>", "only documents with this status: queued, processing, ready, failed, or pending (queued or processing)")
+    .option("-f, --filter <filter>", "only documents whose metadata match this filter")
     .action(async (collection, flags) => {
       const { ls } = await import("./commands/read.ts");
       code = await ls(context(), collection, flags);

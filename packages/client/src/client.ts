@@ -1,7 +1,8 @@
 import { Transport, type Call, type TransportOptions } from "./http.ts";
 import type { FormOf, JsonBodyOf, Method, OperationKey, Path, QueryOf, SuccessOf } from "./operations.ts";
 
-export type Metadata = Record<string, unknown>;
+/** Metadata as the service takes it: the known fields typed, other keys scalars or lists of them. */
+export type Metadata = Exclude<JsonBodyOf<"/load_text_to_collection", "post">["metadata"], string | undefined>;
 export type LoadResult = SuccessOf<"/load_text_to_collection", "post">;
 export type BulkDocument = JsonBodyOf<"/load_texts_to_collection", "post">["documents"][number];
 export type SearchResponse = SuccessOf<"/get_relevant_documents", "post">;
@@ -12,6 +13,9 @@ export type DocumentPage = SuccessOf<"/get_list_of_documents_names", "get">;
 export type ListedDocument = DocumentPage["documents"][number];
 export type CollectionSummary = SuccessOf<"/get_list_of_collection", "get">["collections"][number];
 export type DocumentStatus = SuccessOf<"/get_document_status", "get">;
+export type ChunkPage = SuccessOf<"/get_document_chunks", "get">;
+export type Chunk = ChunkPage["chunks"][number];
+export type DocumentState = NonNullable<QueryOf<"/get_list_of_documents_names", "get">["status"]>;
 export type Readiness = SuccessOf<"/readyz", "get">;
 
 export interface LoadOptions {
@@ -41,6 +45,13 @@ export interface SearchOptions {
 export interface PageOptions {
   limit?: number;
   cursor?: string;
+}
+
+export interface DocumentListOptions {
+  /** Only documents with this status (`pending`: queued or processing). */
+  status?: DocumentState;
+  /** Only documents whose metadata match this filter. */
+  filter?: string;
 }
 
 /** Page size used by the iterators: the service's largest. */
@@ -131,15 +142,30 @@ export class DocstoreClient {
   }
 
   /** A page of a collection's documents with their status, in doc_id order. */
-  listDocuments(collection: string, opts: PageOptions = {}): Promise<DocumentPage> {
-    return this.#call("get", "/get_list_of_documents_names", { query: { collection_name: collection, limit: opts.limit, cursor: opts.cursor } });
+  listDocuments(collection: string, opts: PageOptions & DocumentListOptions = {}): Promise<DocumentPage> {
+    return this.#call("get", "/get_list_of_documents_names", {
+      query: { collection_name: collection, status: opts.status, tag_info: opts.filter, limit: opts.limit, cursor: opts.cursor },
+    });
   }
 
-  /** Every document of a collection, a page at a time. */
-  documents(collection: string, opts: { pageSize?: number } = {}): AsyncGenerator<ListedDocument> {
+  /** Every document of a collection (or those with a status, or matching a filter), a page at a time. */
+  documents(collection: string, opts: DocumentListOptions & { pageSize?: number } = {}): AsyncGenerator<ListedDocument> {
     return paginate(async (cursor) => {
-      const page = await this.listDocuments(collection, { limit: opts.pageSize ?? PAGE, cursor });
+      const page = await this.listDocuments(collection, { status: opts.status, filter: opts.filter, limit: opts.pageSize ?? PAGE, cursor });
       return { items: page.documents, next: page.next_cursor };
+    });
+  }
+
+  /** A page of a document's chunks as indexed, with their offsets and citations. */
+  documentChunks(collection: string, docId: string, opts: PageOptions = {}): Promise<ChunkPage> {
+    return this.#call("get", "/get_document_chunks", { query: { collection_name: collection, id_value: docId, limit: opts.limit, cursor: opts.cursor } });
+  }
+
+  /** Every chunk of a document, a page at a time. */
+  chunks(collection: string, docId: string, opts: { pageSize?: number } = {}): AsyncGenerator<Chunk> {
+    return paginate(async (cursor) => {
+      const page = await this.documentChunks(collection, docId, { limit: opts.pageSize ?? PAGE, cursor });
+      return { items: page.chunks, next: page.next_cursor };
     });
   }
 
@@ -184,6 +210,7 @@ export const OPERATIONS = {
   "get /get_list_of_documents_names": "listDocuments",
   "get /get_list_of_collection": "listCollections",
   "get /get_document_status": "documentStatus",
+  "get /get_document_chunks": "documentChunks",
   "delete /delete_document_from_collection": "deleteDocument",
   "delete /delete_collection": "deleteCollection",
   "get /healthz": "health",

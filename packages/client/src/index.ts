@@ -1,6 +1,10 @@
 export { DocstoreClient, OPERATIONS } from "./client.ts";
 export type {
   BulkDocument,
+  Chunk,
+  ChunkPage,
+  DocumentListOptions,
+  DocumentState,
   CollectionSummary,
   ContentPage,
   DocumentPage,

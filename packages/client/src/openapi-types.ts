@@ -34,6 +34,23 @@ export interface paths {
                 };
             };
             responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            collection_name: string;
+                            doc_id: string;
+                            job_id: string;
+                            version: number;
+                            /** @enum {string} */
+                            status: "queued" | "processing" | "ready" | "failed";
+                            chunks?: number;
+                            error?: string | null;
+                        };
+                    };
+                };
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -83,13 +100,37 @@ export interface paths {
                 content: {
                     "application/json": {
                         text: string;
-                        metadata?: {
-                            [key: string]: unknown;
-                        } | string;
+                        metadata?: ({
+                            sys_id?: string;
+                            status?: string;
+                            type?: string;
+                            priority?: number;
+                            flag?: boolean;
+                            created?: string;
+                        } & {
+                            [key: string]: string | number | boolean | (string | number | boolean)[];
+                        }) | string;
                     };
                 };
             };
             responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            collection_name: string;
+                            doc_id: string;
+                            job_id: string;
+                            version: number;
+                            /** @enum {string} */
+                            status: "queued" | "processing" | "ready" | "failed";
+                            chunks?: number;
+                            error?: string | null;
+                        };
+                    };
+                };
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -139,15 +180,41 @@ export interface paths {
                     "application/json": {
                         documents: {
                             text: string;
-                            metadata?: {
-                                [key: string]: unknown;
-                            } | string;
+                            metadata?: ({
+                                sys_id?: string;
+                                status?: string;
+                                type?: string;
+                                priority?: number;
+                                flag?: boolean;
+                                created?: string;
+                            } & {
+                                [key: string]: string | number | boolean | (string | number | boolean)[];
+                            }) | string;
                             doc_id?: string;
                         }[];
                     };
                 };
             };
             responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            documents: {
+                                collection_name: string;
+                                doc_id: string;
+                                job_id: string;
+                                version: number;
+                                /** @enum {string} */
+                                status: "queued" | "processing" | "ready" | "failed";
+                                chunks?: number;
+                                error?: string | null;
+                            }[];
+                        };
+                    };
+                };
                 202: {
                     headers: {
                         [name: string]: unknown;
@@ -186,7 +253,7 @@ export interface paths {
             parameters: {
                 query: {
                     query: string;
-                    k?: number;
+                    k?: number | string;
                     collection_names?: string | string[];
                     metadata?: string;
                 };
@@ -229,13 +296,13 @@ export interface paths {
             parameters: {
                 query: {
                     query: string;
-                    k?: number;
+                    k?: number | string;
                 };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         collection_names?: string | string[];
@@ -290,7 +357,7 @@ export interface paths {
                 query: {
                     collection_name: string;
                     tag_info?: string;
-                    limit?: number;
+                    limit?: number | string;
                     cursor?: string;
                 };
                 header?: never;
@@ -325,14 +392,14 @@ export interface paths {
             parameters: {
                 query: {
                     collection_name: string;
-                    limit?: number;
+                    limit?: number | string;
                     cursor?: string;
                 };
                 header?: never;
                 path?: never;
                 cookie?: never;
             };
-            requestBody: {
+            requestBody?: {
                 content: {
                     "application/json": {
                         tag_info?: string;
@@ -361,55 +428,6 @@ export interface paths {
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/get_list_of_documents_names": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query: {
-                    collection_name: string;
-                    limit?: number;
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            collection_name: string;
-                            documents: {
-                                doc_id: string;
-                                name: string;
-                                status: string;
-                                version: number;
-                                chunks: number;
-                                updated_at: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -596,6 +614,116 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/get_list_of_documents_names": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    collection_name: string;
+                    status?: "queued" | "processing" | "ready" | "failed" | "pending";
+                    tag_info?: string;
+                    limit?: number | string;
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            collection_name: string;
+                            documents: {
+                                doc_id: string;
+                                name: string;
+                                status: string;
+                                version: number;
+                                chunks: number;
+                                size: number;
+                                content_type: string;
+                                error: string | null;
+                                updated_at: string;
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/get_document_chunks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query: {
+                    collection_name: string;
+                    id_value: string;
+                    limit?: number | string;
+                    cursor?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            collection_name: string;
+                            doc_id: string;
+                            /** @enum {string} */
+                            status: "queued" | "processing" | "ready" | "failed";
+                            version: number | null;
+                            chunks: {
+                                chunk_index: number;
+                                text: string;
+                                start: number;
+                                end: number;
+                                page?: number;
+                                sheet?: string;
+                                slide?: number;
+                                heading_path?: string[];
+                            }[];
+                            next_cursor: string | null;
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -655,7 +783,8 @@ export interface paths {
                     };
                     content: {
                         "application/json": {
-                            status: string;
+                            /** @enum {string} */
+                            status: "ready" | "unavailable";
                             checks: {
                                 [key: string]: string;
                             };

@@ -14,9 +14,10 @@ export type Operation<P extends Path, M extends Method> = Exclude<paths[P][M], u
 
 export type QueryOf<P extends Path, M extends Method> = Operation<P, M> extends { parameters: { query: infer Q } } ? Q : never;
 
-export type JsonBodyOf<P extends Path, M extends Method> = Operation<P, M> extends { requestBody: { content: { "application/json": infer B } } } ? B : never;
+/** The JSON body; `requestBody?` when every field may come in the query string instead. */
+export type JsonBodyOf<P extends Path, M extends Method> = Operation<P, M> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;
 
-export type FormOf<P extends Path, M extends Method> = Operation<P, M> extends { requestBody: { content: { "multipart/form-data": infer F } } } ? F : never;
+export type FormOf<P extends Path, M extends Method> = Operation<P, M> extends { requestBody?: { content: { "multipart/form-data": infer F } } } ? F : never;
 
 type SuccessStatus = 200 | 201 | 202;
 /** The JSON body of the operation's success answer. */

@@ -9,10 +9,22 @@ export const ALL_SCOPES: readonly Scope[] = ["read", "write", "admin"];
 export interface ApiToken {
   token: string;
   scopes: ReadonlySet<Scope>;
+  /**
+   * The collections this token may use: names, or prefixes ending in `*` (`team-a-*`; `*` alone
+   * is every collection). Null: every collection.
+   */
+  collections: readonly string[] | null;
 }
+
+/** A collection name, or a prefix of one followed by `*`. */
+export const COLLECTION_PATTERN = /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z0-9_-]{0,63}\*)$/;
 
 const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
 
+/**
+ * `token`, `token:scopes` or `token:scopes:collections`, comma-separated; scopes and collections
+ * are each joined by `+` (neither a scope nor a collection name can hold a `+`).
+ */
 const tokensSchema = z
   .string()
   .optional()
@@ -21,9 +33,13 @@ const tokensSchema = z
     if (entries.length === 0) return undefined;
     const tokens: ApiToken[] = [];
     for (const entry of entries) {
-      const [token = "", scopeList] = entry.split(":", 2);
+      const [token = "", scopeList, collectionList, ...rest] = entry.split(":");
       if (token.length < 16) {
         ctx.addIssue({ code: "custom", message: "each token must be at least 16 characters long" });
+        continue;
+      }
+      if (rest.length > 0) {
+        ctx.addIssue({ code: "custom", message: "an entry is token, token:scopes or token:scopes:collections (a token holds no ':')" });
         continue;
       }
       const scopes = scopeList === undefined ? [...ALL_SCOPES] : scopeList.split("+");
@@ -32,9 +48,36 @@ const tokensSchema = z
         ctx.addIssue({ code: "custom", message: `unknown scope "${unknown[0] ?? ""}" (use read, write, admin joined by +)` });
         continue;
       }
-      tokens.push({ token, scopes: new Set(scopes as Scope[]) });
+      const collections = collectionList === undefined ? null : collectionList.split("+");
+      const bad = collections?.find((c) => !COLLECTION_PATTERN.test(c));
+      if (bad !== undefined) {
+        ctx.addIssue({ code: "custom", message: `"${bad}" is neither a collection name nor a prefix ending in * (join several with +)` });
+        continue;
+      }
+      tokens.push({ token, scopes: new Set(scopes as Scope[]), collections });
     }
     return tokens;
+  });
+
+/** `*`, or origins (`scheme://host[:port]`, no path) that browsers may call the API from. */
+const corsOriginsSchema = z
+  .string()
+  .optional()
+  .transform((raw, ctx): string[] => {
+    const entries = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    for (const entry of entries) {
+      if (entry === "*") continue;
+      let origin: string | null = null;
+      try {
+        origin = new URL(entry).origin;
+      } catch {
+        // not a URL at all
+      }
+      if (origin !== entry) {
+        ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin: write scheme://host[:port] with no path or trailing slash, or * for any` });
+      }
+    }
+    return entries.includes("*") ? ["*"] : entries;
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
@@ -46,6 +89,12 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default("./data"),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   API_TOKENS: tokensSchema,
+  CORS_ORIGINS: corsOriginsSchema,
+  AUTH_JWKS_URL: z.string().url().optional(),
+  AUTH_ISSUER: z.string().min(1).optional(),
+  AUTH_AUDIENCE: z.string().min(1).optional(),
+  AUTH_COLLECTIONS_CLAIM: z.string().min(1).optional(),
+  RATE_LIMIT_PER_MIN: int(0, 1_000_000).default(0),
   QUEUE: z.enum(["local", "bullmq"]).default("local"),
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
   INDEX: z.enum(["lancedb", "qdrant"]).default("lancedb"),
@@ -60,6 +109,8 @@ const envSchema = z.object({
   MAX_ZIP_ENTRIES: int(1, 1_000_000).default(10_000),
   MAX_UPLOAD_BYTES: int(1, 2 ** 40).default(50 * 1024 * 1024),
   MAX_BODY_BYTES: int(1024, 2 ** 30).default(10 * 1024 * 1024),
+  HTTP_HEADERS_TIMEOUT_MS: int(100, 600_000).default(20_000),
+  HTTP_REQUEST_TIMEOUT_MS: int(100, 3_600_000).default(300_000),
   MAX_K: int(1, 10_000).default(100),
   WAIT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
@@ -89,6 +140,18 @@ export type Env = Record<string, string | undefined>;
 /** Every environment variable the service reads (the README and the deploy files list them). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
+/** JWT validation, on when AUTH_JWKS_URL is set; the other AUTH_ settings go with it. */
+function jwtConfig(e: z.output<typeof envSchema>) {
+  if (!e.AUTH_JWKS_URL) {
+    const stray = (["AUTH_ISSUER", "AUTH_AUDIENCE", "AUTH_COLLECTIONS_CLAIM"] as const).find((name) => e[name] !== undefined);
+    if (stray) throw new ConfigError(`${stray} is read only with AUTH_JWKS_URL (JWT validation): set AUTH_JWKS_URL too, or unset ${stray}`);
+    return null;
+  }
+  // Without both, a token the identity provider issued for another application would pass.
+  if (!e.AUTH_ISSUER || !e.AUTH_AUDIENCE) throw new ConfigError("AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE: the issuer and the audience every token must name");
+  return { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE, collectionsClaim: e.AUTH_COLLECTIONS_CLAIM ?? null };
+}
+
 export function loadConfig(env: Env) {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
@@ -108,6 +171,9 @@ export function loadConfig(env: Env) {
   if (e.CATALOG === "redis" && e.QUEUE === "local") {
     throw new ConfigError("CATALOG=redis goes with QUEUE=bullmq; the embedded queue is the SQLite catalog itself");
   }
+  if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
+    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+  }
   if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
     throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
   }
@@ -115,8 +181,17 @@ export function loadConfig(env: Env) {
   return {
     dataDir,
     logLevel: e.LOG_LEVEL,
-    http: { port: e.PORT, host: e.HOST, maxBodyBytes: e.MAX_BODY_BYTES, maxUploadBytes: e.MAX_UPLOAD_BYTES },
-    auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token") },
+    http: {
+      port: e.PORT,
+      host: e.HOST,
+      maxBodyBytes: e.MAX_BODY_BYTES,
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      corsOrigins: e.CORS_ORIGINS,
+      headersTimeoutMs: e.HTTP_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: e.HTTP_REQUEST_TIMEOUT_MS,
+    },
+    auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token"), jwt: jwtConfig(e) },
+    rateLimit: { perMinute: e.RATE_LIMIT_PER_MIN, redisUrl: e.QUEUE === "bullmq" ? e.REDIS_URL : null, prefix: e.REDIS_PREFIX },
     queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },
     blobStore: {
@@ -155,3 +230,5 @@ export function loadConfig(env: Env) {
 }
 
 export type Config = ReturnType<typeof loadConfig>;
+export type JwtConfig = NonNullable<Config["auth"]["jwt"]>;
+export type RateLimitConfig = Config["rateLimit"];

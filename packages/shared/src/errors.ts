@@ -9,6 +9,7 @@
  *   │   │   └── FilterSyntaxError     invalid, with the position of the problem
  *   │   ├── UnauthorizedError         unauthenticated
  *   │   ├── ForbiddenError            forbidden
+ *   │   ├── RateLimitedError          rate_limited: over the token's requests per minute
  *   │   ├── NotFoundError             not_found
  *   │   ├── UnsupportedMediaTypeError unsupported
  *   │   ├── TooLargeError             too_large: over a configured size limit
@@ -27,6 +28,7 @@ export type ErrorKind =
   | "invalid"
   | "unauthenticated"
   | "forbidden"
+  | "rate_limited"
   | "not_found"
   | "unsupported"
   | "too_large"
@@ -71,6 +73,16 @@ export class UnauthorizedError extends AppError {
 export class ForbiddenError extends AppError {
   constructor(detail: string) {
     super("forbidden", detail);
+  }
+}
+
+/** A token over its budget of requests; `retryAfterSeconds` is when the next one is allowed. */
+export class RateLimitedError extends AppError {
+  readonly retryAfterSeconds: number;
+
+  constructor(detail: string, retryAfterSeconds: number) {
+    super("rate_limited", detail, { extras: { retry_after: retryAfterSeconds } });
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

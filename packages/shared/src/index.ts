@@ -2,8 +2,9 @@
  * What packages/api and packages/worker import from shared, by name, and nothing else. Tests
  * import the modules they test directly; test support is `@docstore/shared/testing`.
  */
-export { loadConfig, ALL_SCOPES, type ApiToken, type Config, type Env, type Scope } from "./config.ts";
-export { configOrExit, onShutdown } from "./lifecycle.ts";
+export { loadConfig, ALL_SCOPES, COLLECTION_PATTERN, type ApiToken, type Config, type Env, type JwtConfig, type RateLimitConfig, type Scope } from "./config.ts";
+export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
+export { claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export { createServices, type ApiServices, type WorkerServices } from "./compose.ts";
 export {
@@ -15,27 +16,34 @@ export {
   FilterSyntaxError,
   ForbiddenError,
   NotFoundError,
+  RateLimitedError,
   TooLargeError,
   UnsupportedMediaTypeError,
   UnauthorizedError,
+  UnavailableError,
   type ErrorKind,
 } from "./errors.ts";
 export type {
   BlobStore,
   Catalog,
+  Citation,
   ChunkInput,
+  DocumentChunks,
   DocumentRecord,
   Embedder,
   IndexedDocument,
   SearchIndex,
+  StoredChunk,
 } from "./ports.ts";
 export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
 export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
-export { parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
+export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
-export { decodeCursor, encodeCursor } from "./domain/cursor.ts";
+export { decodeCursor, documentCursor, encodeCursor } from "./domain/cursor.ts";
+export { MAX_JSON_DEPTH, jsonDepth, tooDeep } from "./domain/json.ts";
 export { SUPPORTED_TYPES, type SupportedType } from "./domain/media-types.ts";
 export { parseFilter } from "./filter/parse.ts";
+export { evaluate as matchesFilter } from "./filter/evaluate.ts";
 export type { Filter } from "./filter/ast.ts";
 export { detectType } from "./detect/detect.ts";
 export { extractText } from "./extract/text.ts";

@@ -85,6 +85,7 @@ export interface Catalog {
    * none), so a key missing from it is on no document. One cheap read, for filter warnings.
    */
   metadataFields(collections: readonly string[]): Promise<Set<string>>;
+  /** A page in doc_id order; `next` is documentCursor(id of the last item) when more follow. */
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -143,6 +144,21 @@ export interface SearchHit {
   citation?: Citation;
 }
 
+/** One chunk of a document as the index holds it, with its citation. */
+export interface StoredChunk {
+  chunkIndex: number;
+  text: string;
+  start: number;
+  end: number;
+  citation?: Citation;
+}
+
+/** The chunks of the version of a document that the index holds, in chunk order. */
+export interface DocumentChunks {
+  version: number;
+  chunks: StoredChunk[];
+}
+
 export interface FindRequest {
   collections: string[];
   filter: Filter;
@@ -183,6 +199,8 @@ export interface SearchIndex {
    * A batch may be empty or short (a document deleted meanwhile is left out).
    */
   scanDocuments(request: ScanRequest): AsyncIterable<IndexedDocument[]>;
+  /** The chunks of the document's version indexed (of the newest, while two are), or null when none is. */
+  documentChunks(collection: string, docId: string): Promise<DocumentChunks | null>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { Catalog, CollectionStats, DocumentRecord, NewDocument } from "../src/ports.ts";
 import { BadRequestError } from "../src/errors.ts";
+import { HOSTILE_VALUES, LOOKALIKE_IDS } from "./hostile-values.ts";
 
 export interface CatalogFixture {
   catalog: Catalog;
@@ -203,6 +204,45 @@ export function describeCatalogContract(name: string, make: () => Promise<Catalo
       await cat.accept(newDocument(c, "a", { metadata: { type: "memo" } }));
       expect(await cat.metadataFields([c])).toEqual(new Set(["type"]));
       expect(await cat.metadataFields([])).toEqual(new Set());
+    });
+
+    it("keeps ids, file names and metadata carrying SQL, wildcards, NUL or paths only as values", async () => {
+      // The API admits only plain ids (DOC_ID); the catalog must not rely on it for its queries.
+      const docIds = [...HOSTILE_VALUES.map((v) => `d${v}`), ...LOOKALIKE_IDS];
+      for (const [i, id] of docIds.entries()) {
+        const v = HOSTILE_VALUES[i % HOSTILE_VALUES.length]!;
+        await cat.accept(newDocument(c, id, { metadata: { status: v, note: `pre${v}post`, tags: [v, "plain"] }, filename: v }));
+      }
+      for (const [i, id] of docIds.entries()) {
+        const v = HOSTILE_VALUES[i % HOSTILE_VALUES.length]!;
+        const got = await cat.get(c, id);
+        expect(got, JSON.stringify(id)).toMatchObject({ collection: c, docId: id, filename: v, metadata: { status: v, note: `pre${v}post`, tags: [v, "plain"] } });
+      }
+      expect(await cat.get(c, "d' OR '1'='1")).toBeNull();
+      expect(await cat.get(c, "a%")).toBeNull();
+      expect((await ids(c)).sort()).toEqual([...docIds].sort());
+      expect(await cat.metadataFields([c])).toEqual(new Set(["status", "note", "tags"]));
+      // Deleting one id takes exactly it: not the ids a LIKE or a glob of it would match.
+      for (const id of ["a_c", "d%", "d_", "d*", "d' OR 1=1 --"]) expect(await cat.delete(c, id), id).toMatchObject({ docId: id });
+      expect((await ids(c)).sort()).toEqual(docIds.filter((id) => !["a_c", "d%", "d_", "d*", "d' OR 1=1 --"].includes(id)).sort());
+      expect(await stats(c)).toMatchObject({ documents: docIds.length - 5 });
+    });
+
+    it("keeps collections whose names a LIKE pattern or a glob would confuse apart", async () => {
+      const names = [`${c}_x`, `${c}yx`, `${c}-x`, `${c}_`, `${c}__x`];
+      for (const name of names) await cat.accept(newDocument(name, "d1", { metadata: { owner: name } }));
+      expect(await cat.deleteCollection(`${c}_x`)).toBe(1);
+      expect(await cat.deleteCollection(`${c}_`)).toBe(1);
+      for (const name of [`${c}yx`, `${c}-x`, `${c}__x`]) {
+        expect(await cat.collectionExists(name), name).toBe(true);
+        expect(await cat.get(name, "d1"), name).toMatchObject({ collection: name, metadata: { owner: name } });
+        expect(await cat.metadataFields([name]), name).toEqual(new Set(["owner"]));
+      }
+      expect(await cat.collectionExists(`${c}_x`)).toBe(false);
+      expect(await cat.get(`${c}_x`, "d1")).toBeNull();
+      expect(await cat.collectionExists(`${c}%`)).toBe(false);
+      const listed = (await cat.listCollections()).map((s) => s.name).filter((n) => n.startsWith(c));
+      expect(listed.sort()).toEqual([`${c}yx`, `${c}-x`, `${c}__x`].sort());
     });
 
     it("pages documents by doc id with an opaque cursor", async () => {

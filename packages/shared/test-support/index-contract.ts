@@ -9,6 +9,7 @@ import type { IndexedDocument, SearchIndex } from "../src/ports.ts";
 import type { Metadata } from "../src/domain/metadata.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
 import { parseFilter } from "../src/filter/parse.ts";
+import { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
 
 export interface IndexFixture {
   index: SearchIndex;
@@ -133,6 +134,32 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       expect(hits[0]).toMatchObject({ chunkIndex: 1, start: 25, end: text.length, text: "second part about storks." });
     });
 
+    it("gives a document's chunks in order with their citations, of the version indexed", async () => {
+      const { index } = fx;
+      const text = "Intro on cranes. Storks migrate south.";
+      await index.indexDocuments([{
+        doc: doc(c, "d1", text, {}, 1),
+        chunks: [
+          { index: 1, text: text.slice(17), start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+          { index: 0, text: text.slice(0, 16), start: 0, end: 16, citation: { page: 1 } },
+        ],
+      }]);
+      expect(await index.documentChunks(c, "d1")).toStrictEqual({
+        version: 1,
+        chunks: [
+          { chunkIndex: 0, text: "Intro on cranes.", start: 0, end: 16, citation: { page: 1 } },
+          { chunkIndex: 1, text: "Storks migrate south.", start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+        ],
+      });
+      await index.indexDocuments(one(doc(c, "d1", "only one chunk now", {}, 2)));
+      expect(await index.documentChunks(c, "d1")).toStrictEqual({ version: 2, chunks: [{ chunkIndex: 0, text: "only one chunk now", start: 0, end: 18 }] });
+      await index.indexDocuments([{ doc: doc(c, "empty", "", {}, 1), chunks: [] }]);
+      expect(await index.documentChunks(c, "empty")).toStrictEqual({ version: 1, chunks: [] });
+      expect(await index.documentChunks(c, "missing")).toBeNull();
+      await index.deleteDocument(c, "d1");
+      expect(await index.documentChunks(c, "d1")).toBeNull();
+    });
+
     it("agrees with the reference evaluator on every operator", async () => {
       const { index } = fx;
       await index.indexDocuments(CORPUS.flatMap((m, i) => one(doc(c, `d${i}`, `bird number ${i}`, m))));
@@ -185,6 +212,53 @@ export function describeIndexContract(name: string, make: () => Promise<IndexFix
       expect(hit?.metadata).toStrictEqual(metadata);
       const [found] = await index.findDocuments({ collections: [c], filter: parseFilter("big>4611686018427387904"), limit: 5, offset: 0 });
       expect(found?.metadata).toStrictEqual(metadata);
+    });
+
+    it("treats metadata and filter values carrying SQL, wildcards, NUL or paths only as values", async () => {
+      const { index } = fx;
+      const metadataOf = (v: string): Metadata => ({ status: v, note: `pre${v}post`, tags: [v, "plain"] });
+      const docs = HOSTILE_VALUES.map((v, i) => doc(c, `h${i}`, `hostile value number ${i}`, metadataOf(v)));
+      docs.push(doc(c, "plain", "hostile value plain", { status: "plain", note: "plain" }), doc(c, "bare", "hostile value bare"));
+      await index.indexDocuments(docs.flatMap(one));
+      const byId = new Map(docs.map((d) => [d.docId, d.metadata]));
+      for (const [i, v] of HOSTILE_VALUES.entries()) {
+        const e = filterValue(v);
+        const texts = [`status=${e}`, `status!=${e}`, `tags=${e}`, `noteLIKE${e}`, `statusSTARTSWITH${e}`, `noteENDSWITH${e}post`, `noteNOT LIKE${e}`, `status>=${e}`];
+        if (!v.includes(",")) texts.push(`statusIN${e},plain`, `tagsNOT IN${e}`);
+        for (const text of texts) {
+          const filter = parseFilter(text);
+          const expected = docs.filter((d) => evaluate(filter, d.metadata)).map((d) => d.docId).sort();
+          const found = await index.findDocuments({ collections: [c], filter, limit: 100, offset: 0 });
+          expect(found.map((d) => d.docId).sort(), text).toEqual(expected);
+          const searched = await index.search({ query: "hostile value", collections: [c], filter, k: 100 });
+          expect([...new Set(searched.map((h) => h.docId))].sort(), text).toEqual(expected);
+        }
+        // Equality matches the one document holding the value, which comes back exactly.
+        const [only, ...more] = await index.findDocuments({ collections: [c], filter: parseFilter(`status=${e}`), limit: 100, offset: 0 });
+        expect(more, v).toEqual([]);
+        expect(only?.docId, v).toBe(`h${i}`);
+        expect(only?.metadata, v).toStrictEqual(byId.get(`h${i}`));
+      }
+    });
+
+    it("keeps collections and documents whose names a LIKE pattern or a glob would confuse apart", async () => {
+      const { index } = fx;
+      const names = [`${c}_x`, `${c}yx`, `${c}-x`, `${c}_`, `${c}__x`];
+      await index.indexDocuments(names.flatMap((name) => LOOKALIKE_IDS.flatMap((id) => one(doc(name, id, `lookalike ${id} in ${name}`, { owner: name, id })))));
+      const all = parseFilter("");
+      const docsOf = async (name: string) => (await index.findDocuments({ collections: [name], filter: all, limit: 100, offset: 0 })).map((d) => `${d.collection}/${d.docId}`).sort();
+      const hitsOf = async (names: string[]) => [...new Set((await index.search({ query: "lookalike", collections: names, filter: all, k: 100 })).map((h) => h.collection))].sort();
+      expect(await hitsOf([`${c}_x`])).toEqual([`${c}_x`]);
+      expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.map((id) => `${c}_x/${id}`).sort());
+      await index.deleteDocument(`${c}_x`, "a_c");
+      await index.deleteDocument(`${c}_x`, "a_");
+      expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.filter((id) => id !== "a_c" && id !== "a_").map((id) => `${c}_x/${id}`).sort());
+      await index.deleteCollection(`${c}_`);
+      await index.deleteCollection(`${c}_x`);
+      for (const name of [`${c}yx`, `${c}-x`, `${c}__x`]) expect(await docsOf(name), name).toEqual(LOOKALIKE_IDS.map((id) => `${name}/${id}`).sort());
+      expect(await docsOf(`${c}_x`)).toEqual([]);
+      expect(await docsOf(`${c}_`)).toEqual([]);
+      expect(await hitsOf([`${c}yx`, `${c}-x`, `${c}__x`, `${c}_x`])).toEqual([`${c}yx`, `${c}-x`, `${c}__x`].sort());
     });
 
     it("sorts by ORDERBY and pages with limit and offset", async () => {

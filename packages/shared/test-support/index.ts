@@ -6,9 +6,11 @@
  */
 export { startS3Server, type S3TestServer } from "./s3-server.ts";
 export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-server.ts";
-export { RedisServer, freePort } from "./redis-server.ts";
+export { RedisServer, freePort, testRedisPrefix, deleteRedisKeys } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
 export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";
 export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
+export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
+export { startJwksServer, type JwksServer, type SignOptions } from "./jwks-server.ts";

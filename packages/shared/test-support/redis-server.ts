@@ -1,6 +1,8 @@
-/** A throwaway redis-server of a test's own, for outages (the machine's Redis is shared). */
+/** A throwaway redis-server of a test's own, for outages (the machine's Redis is shared), and key hygiene on the shared one. */
 import { spawn, type ChildProcess } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { connect, createServer } from "node:net";
+import { Redis } from "ioredis";
 
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -49,4 +51,39 @@ export class RedisServer {
     proc.kill("SIGKILL");
     await exited;
   }
+}
+
+/**
+ * A prefix for a test's keys on the machine's Redis: unique, and tagged with the test run
+ * (DOCSTORE_TEST_RUN, set by test/global-setup.ts), whose end checks that none is left.
+ */
+export function testRedisPrefix(): string {
+  return `test-${process.env.DOCSTORE_TEST_RUN ?? "adhoc"}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * Deletes the keys matching `pattern` (a SCAN pattern) and returns how many there were. A Redis
+ * that does not answer (a test's own, stopped) has none to delete: 0.
+ */
+export async function deleteRedisKeys(url: string, pattern: string): Promise<number> {
+  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 2000 });
+  redis.on("error", () => {});
+  try {
+    await redis.connect();
+  } catch {
+    redis.disconnect();
+    return 0;
+  }
+  let deleted = 0;
+  try {
+    let cursor = "0";
+    do {
+      const [next, keys] = await redis.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      if (keys.length > 0) deleted += await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== "0");
+  } finally {
+    await redis.quit().catch(() => redis.disconnect());
+  }
+  return deleted;
 }

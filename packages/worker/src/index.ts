@@ -9,7 +9,13 @@ export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
  * Consumes the role's queue with the ingestion pipeline and its own extraction sandbox. The
  * worker process and the embedded worker thread both run exactly this.
  */
-export function runWorker(config: Config, services: WorkerServices, logger: Logger, metrics?: WorkerMetrics): { stop(): Promise<void> } {
+export function runWorker(
+  config: Config,
+  services: WorkerServices,
+  logger: Logger,
+  hooks: { metrics?: WorkerMetrics; /** Called as each batch starts and ends. */ working?: () => void } = {},
+): { stop(): Promise<void> } {
+  const { metrics, working } = hooks;
   const extractor = createExtractor(config);
   const deps: PipelineDeps = {
     catalog: services.catalog,
@@ -22,8 +28,10 @@ export function runWorker(config: Config, services: WorkerServices, logger: Logg
   };
   const handlers: JobHandlers = {
     ingest: async (jobs, attempt) => {
+      working?.();
       try {
         await ingestBatch(jobs, deps, attempt);
+        working?.();
         metrics?.handled("ingest", jobs.length, "done");
       } catch (err) {
         metrics?.handled("ingest", jobs.length, "retry");

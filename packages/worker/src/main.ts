@@ -4,27 +4,34 @@
  * metrics. SIGTERM finishes the jobs in flight; jobs not yet taken stay in Redis for the
  * other workers.
  */
-import { ConfigError, configOrExit, createLogger, createServices, onShutdown } from "@docstore/shared";
+import { claimDataDir, ConfigError, configOrExit, createLogger, createServices, onShutdown, orExit } from "@docstore/shared";
 import { runWorker } from "./index.ts";
 import { createWorkerMetrics, serveMetrics } from "./metrics.ts";
 
-const config = configOrExit("docstore worker", process.env, (c) => {
+const NAME = "docstore worker";
+const config = configOrExit(NAME, process.env, (c) => {
   if (c.queue.kind !== "bullmq") {
     throw new ConfigError("QUEUE=bullmq is required for a worker process; in embedded mode (QUEUE=local) the API runs the worker itself");
   }
 });
-const logger = createLogger(config.logLevel).child({ component: "worker" });
+// Before anything is opened: a DATA_DIR that cannot be used or is an embedded docstore's, or a
+// metrics port in use, ends the start with one line and exit code 2. Workers share DATA_DIR.
+const dataDir = orExit(NAME, () => claimDataDir(config.dataDir, "shared"));
 const metrics = createWorkerMetrics();
+const { metricsPort, host } = config.worker;
+const server = metricsPort === 0 ? null : await orExit(NAME, () => serveMetrics(metrics, metricsPort, host));
+const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger, { role: "worker", dropped: metrics.dropped });
-const worker = runWorker(config, services, logger, metrics);
-const server = config.worker.metricsPort === 0 ? null : await serveMetrics(metrics, config.worker.metricsPort, config.worker.host);
-const address = server?.address();
-const metricsAt = address && typeof address === "object" ? `, metrics on port ${address.port}` : "";
-logger.info({ concurrency: config.queue.concurrency, metrics: server ? address : null }, "worker started");
-process.stdout.write(`docstore worker ready (concurrency ${config.queue.concurrency}${metricsAt})\n`);
-
+const worker = runWorker(config, services, logger, { metrics });
+// Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   server?.close();
   await worker.stop();
   await services.close();
+  dataDir.release();
 });
+
+const address = server?.address();
+const metricsAt = address && typeof address === "object" ? `, metrics on port ${address.port}` : "";
+logger.info({ concurrency: config.queue.concurrency, metrics: server ? address : null }, "worker started");
+process.stdout.write(`docstore worker ready (concurrency ${config.queue.concurrency}${metricsAt})\n`);

@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from "node:http";
 import { Counter, Registry, collectDefaultMetrics } from "prom-client";
-import type { DroppedJob, QueueName } from "@docstore/shared";
+import { listen, type DroppedJob, type QueueName } from "@docstore/shared";
 
 export interface WorkerMetrics {
   dropped: DroppedJob;
@@ -37,8 +37,11 @@ export function createWorkerMetrics(): WorkerMetrics {
   };
 }
 
-/** Serves GET /metrics; resolves with the server once it listens (port 0 picks a free one). */
-export function serveMetrics(metrics: WorkerMetrics, port: number, host: string): Promise<Server> {
+/**
+ * Serves GET /metrics; resolves with the server once it listens (port 0 picks a free one), or
+ * rejects with a ConfigError naming WORKER_METRICS_PORT or HOST.
+ */
+export async function serveMetrics(metrics: WorkerMetrics, port: number, host: string): Promise<Server> {
   const server = createServer((req, res) => {
     if (req.method !== "GET" || req.url !== "/metrics") {
       res.writeHead(404, { "content-type": "text/plain" }).end("not found: GET /metrics\n");
@@ -49,8 +52,6 @@ export function serveMetrics(metrics: WorkerMetrics, port: number, host: string)
       (err: unknown) => res.writeHead(500, { "content-type": "text/plain" }).end(`${(err as Error).message}\n`),
     );
   });
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => resolve(server));
-  });
+  await listen(server, port, host, "WORKER_METRICS_PORT");
+  return server;
 }

@@ -1,21 +1,10 @@
-import { NotFoundError, type DocumentRecord } from "@docstore/shared";
-import { streamList } from "../stream.ts";
+import { NotFoundError } from "@docstore/shared";
+import { principalOf, visibleTo } from "../access.ts";
+import { audit } from "../audit.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
-
-/** Documents read from the catalog per step when a list is streamed whole. */
-const STREAM_PAGE = 500;
-
-const listed = (d: DocumentRecord) => ({
-  doc_id: d.docId,
-  name: d.filename ?? d.docId,
-  status: d.status,
-  version: d.version,
-  chunks: d.chunks,
-  updated_at: d.updatedAt,
-});
 
 export function collectionRoutes(ctx: AppContext): Route[] {
   const { catalog, index, blobs } = ctx.services;
@@ -27,47 +16,44 @@ export function collectionRoutes(ctx: AppContext): Route[] {
   return [
     route({
       method: "get",
-      path: "/get_list_of_documents_names",
-      summary: "Documents of a collection with their status: all of them, streamed, or a page with limit and cursor",
-      scope: "read",
-      query: s.listDocumentsQuery,
-      response: s.documentListResponse,
-      async handle({ query: q, req, res }) {
-        await mustExist(q.collection_name);
-        if (q.limit === undefined) {
-          // Every document, streamed a catalog page at a time.
-          const pages = async function* () {
-            let cursor = q.cursor ?? null;
-            do {
-              const page = await catalog.listDocuments(q.collection_name, STREAM_PAGE, cursor);
-              yield page.items.map(listed);
-              cursor = page.next;
-            } while (cursor !== null);
-          };
-          await streamList(req, res, { collection_name: q.collection_name }, "documents", pages(), { next_cursor: null });
-          return;
-        }
-        const page = await catalog.listDocuments(q.collection_name, q.limit, q.cursor ?? null);
-        res.json({ collection_name: q.collection_name, documents: page.items.map(listed), next_cursor: page.next });
-      },
-    }),
-    route({
-      method: "get",
       path: "/get_list_of_collection",
-      summary: "Collections with their document counts",
+      summary: "Collections with their document counts (a token restricted to some collections sees only those)",
+      tag: "Collections",
       scope: "read",
       response: s.collectionListResponse,
-      async handle({ res }) {
-        res.json({ collections: await catalog.listCollections() });
+      example: { response: { collections: [{ name: "incidents", documents: 2, ready: 2, pending: 0, failed: 0 }] } },
+      async handle({ req, res }) {
+        res.json({ collections: visibleTo(principalOf(req), await catalog.listCollections(), (c) => c.name) });
       },
     }),
     route({
       method: "get",
       path: "/get_document_status",
       summary: "Ingestion status and details of one document",
+      tag: "Collections",
       scope: "read",
       query: s.documentQuery,
       response: s.documentStatus,
+      problems: { 404: "the document (or its collection) does not exist" },
+      example: {
+        query: { collection_name: "incidents", id_value: "INC001" },
+        response: {
+          collection_name: "incidents",
+          doc_id: "INC001",
+          job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3",
+          version: 1,
+          status: "ready",
+          chunks: 1,
+          error: null,
+          metadata: { sys_id: "INC001", status: "open", priority: 1 },
+          filename: null,
+          content_type: "text/plain",
+          size: 38,
+          sha256: "5d0f6b1c0e3a4f2b8c7d9e1f0a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
+          created_at: "2025-05-06T09:12:44.087Z",
+          updated_at: "2025-05-06T09:12:44.120Z",
+        },
+      },
       async handle({ query: q, res }) {
         const record = await catalog.get(q.collection_name, q.id_value);
         if (!record) throw unknownDocument(q);
@@ -78,14 +64,19 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "delete",
       path: "/delete_document_from_collection",
       summary: "Delete one document",
+      description: "A document deleted while it is still queued or being indexed does not come back.",
+      tag: "Collections",
       scope: "write",
       query: s.documentQuery,
       response: s.deleteDocumentResponse,
+      problems: { 404: "the document (or its collection) does not exist" },
+      example: { query: { collection_name: "incidents", id_value: "INC001" }, response: { deleted: true, collection_name: "incidents", doc_id: "INC001" } },
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
-      async handle({ query: q, res }) {
+      async handle({ query: q, req, res }) {
         const record = await catalog.delete(q.collection_name, q.id_value);
         if (!record) throw unknownDocument(q);
+        audit(req, "document.deleted", { collection: q.collection_name, doc_id: q.id_value, version: record.version });
         await index.deleteDocument(q.collection_name, q.id_value);
         await blobs.delete(record.blobKey);
         res.json({ deleted: true, collection_name: q.collection_name, doc_id: q.id_value });
@@ -95,12 +86,16 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       method: "delete",
       path: "/delete_collection",
       summary: "Delete a collection and all its documents",
+      tag: "Collections",
       scope: "admin",
       query: s.collectionQuery,
       response: s.deleteCollectionResponse,
-      async handle({ query: q, res }) {
+      problems: { 404: "the collection does not exist" },
+      example: { query: { collection_name: "incidents" }, response: { deleted: true, collection_name: "incidents", documents: 1 } },
+      async handle({ query: q, req, res }) {
         await mustExist(q.collection_name);
         const documents = await catalog.deleteCollection(q.collection_name);
+        audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);
         await blobs.deletePrefix(`${q.collection_name}/`);
         res.json({ deleted: true, collection_name: q.collection_name, documents });

@@ -9,6 +9,7 @@ export function healthRoutes(ctx: AppContext): Route[] {
       method: "get",
       path: "/healthz",
       summary: "Liveness probe (no token)",
+      tag: "Service",
       response: z.object({ status: z.literal("ok") }),
       handle({ res }) {
         res.json({ status: "ok" });
@@ -18,7 +19,13 @@ export function healthRoutes(ctx: AppContext): Route[] {
       method: "get",
       path: "/readyz",
       summary: "Readiness probe: dependencies reachable (no token)",
-      response: z.object({ status: z.string(), checks: z.record(z.string(), z.string()) }),
+      tag: "Service",
+      response: z.object({
+        status: z.enum(["ready", "unavailable"]),
+        checks: z.record(z.string(), z.string()).describe("each dependency: `ok`, or why it cannot be reached"),
+      }),
+      alsoAnswers: { 503: "a dependency cannot be reached: `checks` says which and why" },
+      example: { response: { status: "ready", checks: { catalog: "ok", index: "ok", blobs: "ok", queue: "ok" } } },
       async handle({ req, res }) {
         const { catalog, index, blobs, queue } = ctx.services;
         const checks = { catalog, index, blobs, queue };

@@ -1,14 +1,16 @@
 import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument } from "@docstore/shared";
+import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
+import { citationFields } from "../citations.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
 
-const DEFAULT_K = 4;
 /** Documents read from the index per step when a tag lookup is streamed whole. */
 const STREAM_BATCH = 100;
 
-function filterOf(text: string | undefined, field: string): Filter {
+/** The filter sent in `field`; a syntax error is a 400 naming its position. */
+export function filterOf(text: string | undefined, field: string): Filter {
   try {
     return parseFilter(text ?? "");
   } catch (err) {
@@ -18,16 +20,17 @@ function filterOf(text: string | undefined, field: string): Filter {
 }
 
 /** What in the filter looks like a typo; the catalog is asked for fields only when the filter names some. */
-async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
+export async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
   const names = filter.groups.length > 0 || filter.orderBy.length > 0;
   const fields = names ? await ctx.services.catalog.metadataFields(collections) : null;
   const found = filterTypos(filter, fields).map((w) => `${field}: ${w}`);
   return found.length > 0 ? found : undefined;
 }
 
-async function existing(ctx: AppContext, names: string[] | undefined): Promise<string[]> {
+/** The collections named (each must exist), or all those the principal may use. */
+async function existing(ctx: AppContext, principal: Principal, names: string[] | undefined): Promise<string[]> {
   const { catalog } = ctx.services;
-  if (names === undefined || names.length === 0) return (await catalog.listCollections()).map((c) => c.name);
+  if (names === undefined || names.length === 0) return visibleTo(principal, (await catalog.listCollections()).map((c) => c.name), (c) => c);
   const unique = [...new Set(names)];
   const missing = [];
   for (const name of unique) if (!(await catalog.collectionExists(name))) missing.push(name);
@@ -37,11 +40,11 @@ async function existing(ctx: AppContext, names: string[] | undefined): Promise<s
 
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
-  const searchInput = s.searchInput(ctx.config.search.maxK);
-  const relevant = async ({ query: q, res }: Input<typeof searchInput, undefined, undefined>) => {
-    const k = q.k ?? DEFAULT_K;
+  const input = s.searchInput(ctx.config.search.maxK);
+  const relevant = async ({ query: q, req, res }: Input<typeof input, undefined, undefined>) => {
+    const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
-    const collections = await existing(ctx, q.collection_names);
+    const collections = await existing(ctx, principalOf(req), q.collection_names);
     const warnings = await typos(ctx, filter, collections, "metadata");
     // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
     const vector = ctx.services.embedder ? (await ctx.services.embedder.embed([q.query]))[0] : undefined;
@@ -57,17 +60,14 @@ export function searchRoutes(ctx: AppContext): Route[] {
         metadata: h.metadata,
         start: h.start,
         end: h.end,
-        ...(h.citation?.page !== undefined ? { page: h.citation.page } : {}),
-        ...(h.citation?.sheet !== undefined ? { sheet: h.citation.sheet } : {}),
-        ...(h.citation?.slide !== undefined ? { slide: h.citation.slide } : {}),
-        ...(h.citation?.headingPath ? { heading_path: h.citation.headingPath } : {}),
+        ...citationFields(h.citation),
       })),
     });
   };
 
   const byTag = async ({ query: q, req, res }: Input<typeof s.tagInput, undefined, undefined>) => {
     const filter = filterOf(q.tag_info, "tag_info");
-    const collections = await existing(ctx, [q.collection_name]);
+    const collections = await existing(ctx, principalOf(req), [q.collection_name]);
     const warnings = await typos(ctx, filter, collections, "tag_info");
     const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, "number");
     const shown = (d: IndexedDocument) => ({ doc_id: d.docId, collection_name: d.collection, metadata: d.metadata, text: d.text });
@@ -92,45 +92,95 @@ export function searchRoutes(ctx: AppContext): Route[] {
     });
   };
 
+  const searchDocs = {
+    description:
+      "One ranked list of chunks across the collections named (all when none is): BM25" +
+      (ctx.services.embedder ? " fused with dense vectors" : "") +
+      ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written.",
+    tag: "Search",
+    problems: {
+      404: "a collection in `collection_names` does not exist",
+      ...(ctx.services.embedder ? { 502: "the embedding service refused the query" } : {}),
+    } as Record<number, string>,
+  };
+  const hit = {
+    doc_id: "INC001",
+    collection_name: "incidents",
+    chunk_index: 0,
+    text: "Database outage in the billing cluster",
+    score: 1.9,
+    metadata: { sys_id: "INC001", status: "open", priority: 1 },
+    start: 0,
+    end: 38,
+  };
+  const tagDocs = {
+    description:
+      "`ORDERBY` / `ORDERBYDESC` in the filter set the order (then by `doc_id`). Without `limit`, every match comes in one answer, " +
+      "streamed a batch at a time; with it, a page, and `next_cursor` continues. `warnings` lists what in the filter looks like a typo. " +
+      "A GET may carry `tag_info` in a JSON body too.",
+    tag: "Search",
+    problems: { 404: "the collection does not exist" },
+  };
+  const tagResponse = {
+    documents: [{ doc_id: "INC001", collection_name: "incidents", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    next_cursor: null,
+  };
+
   return [
     route({
       method: "get",
       path: "/get_relevant_documents",
       summary: "Search chunks by text and metadata filter across collections",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: [],
       response: s.searchResponse,
+      example: {
+        query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "post",
       path: "/get_relevant_documents",
       summary: "Search (filter and collections in the JSON body)",
+      ...searchDocs,
       scope: "read",
-      query: searchInput,
+      query: input,
       queryInBody: ["collection_names", "metadata"],
       response: s.searchResponse,
+      example: {
+        query: { query: "database outage", k: 5 },
+        body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
+        response: { results: [hit] },
+      },
       handle: relevant,
     }),
     route({
       method: "get",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter: all of them, streamed, or a page with limit and cursor",
+      ...tagDocs,
       scope: "read",
       query: s.tagInput,
       queryInBody: [],
       response: s.contentResponse,
+      example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
     route({
       method: "post",
       path: "/get_content_by_tag",
       summary: "Documents whose metadata match a filter (filter in the JSON body)",
+      ...tagDocs,
       scope: "read",
       query: s.tagInput,
       queryInBody: ["tag_info"],
       response: s.contentResponse,
+      example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),
   ];

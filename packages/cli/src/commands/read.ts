@@ -1,7 +1,9 @@
 /** `search`, `ls`, `status` and `export`: what is in the service, for people and for scripts. */
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
+import type { DocumentState } from "@docstore/client";
 import { clientOf, print, printJson, table, type Context } from "../context.ts";
+import { formatBytes } from "../format.ts";
 
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -24,7 +26,7 @@ export async function search(ctx: Context, words: string[], flags: { collection:
   return 0;
 }
 
-export async function ls(ctx: Context, collection: string | undefined, flags: { status?: string }): Promise<number> {
+export async function ls(ctx: Context, collection: string | undefined, flags: { status?: string; filter?: string }): Promise<number> {
   const client = clientOf(ctx);
   if (collection === undefined) {
     const collections = await client.listCollections();
@@ -33,7 +35,7 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
     return 0;
   }
   // A page at a time, printed as it comes: a collection can be large.
-  const header = ["DOC_ID", "STATUS", "VERSION", "CHUNKS", "UPDATED", "NAME"];
+  const header = ["DOC_ID", "STATUS", "VERSION", "CHUNKS", "SIZE", "TYPE", "UPDATED", "NAME", "ERROR"];
   let page: (string | number)[][] = [];
   let first = true;
   const flush = () => {
@@ -43,11 +45,10 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
     first = false;
     page = [];
   };
-  for await (const d of client.documents(collection)) {
-    if (flags.status !== undefined && d.status !== flags.status) continue;
+  for await (const d of client.documents(collection, { status: flags.status as DocumentState | undefined, filter: flags.filter })) {
     if (ctx.json) printJson(ctx, d);
     else {
-      page.push([d.doc_id, d.status, d.version, d.chunks, d.updated_at, d.name]);
+      page.push([d.doc_id, d.status, d.version, d.chunks, formatBytes(d.size), d.content_type, d.updated_at, d.name, d.error ?? ""]);
       if (page.length === 1000) flush();
     }
   }

@@ -3,7 +3,8 @@
  * `status=state,priority=prio:int,tags=labels:list`. A record's field is a JSONL line's
  * top-level field, a CSV column, or for files `path`, `name`, `ext`, `dir`.
  */
-import type { Metadata } from "@docstore/client";
+/** Metadata as read from a source: passed on as it is; the service checks it and says what is wrong. */
+export type Metadata = Record<string, unknown>;
 
 export type FieldType = "string" | "int" | "number" | "bool" | "json" | "list";
 const TYPES: readonly FieldType[] = ["string", "int", "number", "bool", "json", "list"];

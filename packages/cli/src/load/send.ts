@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { ConnectionError, ProblemError, type DocstoreClient, type LoadResult } from "@docstore/client";
+import { ConnectionError, ProblemError, type DocstoreClient, type LoadResult, type Metadata } from "@docstore/client";
 import type { Item } from "./sources.ts";
 import { sha256, type Hashes, type LoadState } from "./state.ts";
 import type { Tracker } from "./tracker.ts";
@@ -186,7 +186,7 @@ export class Sender {
     try {
       results = await this.#client.loadTexts(
         this.#opts.collection,
-        batch.map((p) => ({ text: p.item.text!, metadata: p.item.metadata, ...(p.explicit ? { doc_id: p.docId } : {}) })),
+        batch.map((p) => ({ text: p.item.text!, metadata: p.item.metadata as Metadata, ...(p.explicit ? { doc_id: p.docId } : {}) })),
       );
     } catch (err) {
       // One bad document refuses the whole request: send them one by one, so that each gets its own answer.
@@ -203,7 +203,7 @@ export class Sender {
 
   async #sendText(p: Prepared) {
     try {
-      const r = await this.#client.loadText(this.#opts.collection, p.item.text!, { metadata: p.item.metadata, docId: p.explicit ? p.docId : undefined });
+      const r = await this.#client.loadText(this.#opts.collection, p.item.text!, { metadata: p.item.metadata as Metadata, docId: p.explicit ? p.docId : undefined });
       this.#accepted({ ...p, docId: r.doc_id }, r.version);
     } catch (err) {
       this.#refused(p, err);
@@ -216,7 +216,7 @@ export class Sender {
       const r = await this.#client.loadDocument(
         this.#opts.collection,
         { data: p.data!, filename: path.basename(p.item.path!) },
-        { metadata: p.item.metadata, docId: p.explicit ? p.docId : undefined },
+        { metadata: p.item.metadata as Metadata, docId: p.explicit ? p.docId : undefined },
       );
       this.#accepted({ ...p, docId: r.doc_id }, r.version);
     } catch (err) {

@@ -7,9 +7,8 @@ import { glob, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
-import type { Metadata } from "@docstore/client";
 import { sha256 } from "./state.ts";
-import { UsageError, csvMetadata, mapFields, type FieldMap } from "./mapping.ts";
+import { UsageError, csvMetadata, mapFields, type FieldMap, type Metadata } from "./mapping.ts";
 
 export interface Item {
   /** The item's identity in the state file: a file's absolute path, or the line or row it came from. */

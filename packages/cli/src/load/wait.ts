@@ -87,15 +87,9 @@ export class Waiter {
     } else {
       const wanted = new Set(ids);
       for await (const d of this.#client.documents(this.#collection)) {
-        if (wanted.delete(d.doc_id)) seen.set(d.doc_id, { status: d.status, version: d.version });
+        if (wanted.delete(d.doc_id)) seen.set(d.doc_id, { status: d.status, version: d.version, error: d.error });
       }
       for (const id of wanted) seen.set(id, "missing");
-      // The list says failed, not why: ask for each failure's reason.
-      const failed = [...seen].filter(([, s]) => s !== "missing" && s.status === "failed").map(([id]) => id);
-      await inParallel(failed, PARALLEL, async (id) => {
-        const s = await this.#client.documentStatus(this.#collection, id).catch(() => null);
-        if (s) seen.set(id, { status: s.status, version: s.version, error: s.error });
-      });
     }
     for (const [id, s] of seen) this.#settle(id, s);
   }

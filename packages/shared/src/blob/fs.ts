@@ -125,6 +125,7 @@ export class FsBlobStore implements BlobStore {
 
   async deletePrefix(prefix: string): Promise<void> {
     const trimmed = prefix.replace(/\/+$/, "");
+    assertBlobKey(trimmed); // before the prefix reaches a query
     this.#stmt.deleteRange.run(`${trimmed}/`, `${trimmed}0`); // '0' sorts right after '/'
     const dir = this.#file(trimmed);
     for (const made of this.#madeDirs) if (made === dir || made.startsWith(dir + path.sep)) this.#madeDirs.delete(made);
@@ -133,6 +134,7 @@ export class FsBlobStore implements BlobStore {
 
   async *list(prefix: string): AsyncIterable<string> {
     const trimmed = prefix.replace(/\/+$/, "");
+    assertBlobKey(trimmed); // before the prefix reaches a query
     for (const row of this.#stmt.list.all(`${trimmed}/`, `${trimmed}0`)) yield row.key;
     let entries;
     try {

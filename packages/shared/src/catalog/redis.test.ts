@@ -1,8 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
 import { Redis } from "ioredis";
 import { RedisCatalog } from "./redis.ts";
-import { RedisServer, freePort } from "../../test-support/redis-server.ts";
+import { RedisServer, freePort, testRedisPrefix } from "../../test-support/redis-server.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
 import { UnavailableError } from "../errors.ts";
 
@@ -22,7 +21,7 @@ async function keysOf(prefix: string): Promise<string[]> {
 }
 
 async function fixture(options: { purgeChunk?: number } = {}) {
-  const prefix = `test-${randomUUID()}`;
+  const prefix = testRedisPrefix();
   const catalog = new RedisCatalog({ redisUrl: REDIS_URL, prefix, ...options });
   return {
     prefix,

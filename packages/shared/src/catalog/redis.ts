@@ -3,7 +3,7 @@ import type { Catalog, CollectionStats, DocumentRecord, DocumentStatus, NewDocum
 import type { Metadata } from "../domain/metadata.ts";
 import type { Logger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
-import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { decodeCursor, documentCursor } from "../domain/cursor.ts";
 import { SCRIPTS, type ScriptName } from "./redis-scripts.ts";
 
 export interface RedisCatalogOptions {
@@ -186,7 +186,7 @@ export class RedisCatalog implements Catalog {
     const rows = (await this.#run((r) => r.catalogList(this.#ns, collection, after, limit + 1))) as unknown[];
     const items = rows.slice(0, limit).map(toRecord).filter((d) => d !== null);
     const last = items.at(-1);
-    return { items, next: rows.length > limit && last ? encodeCursor(last.docId) : null };
+    return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
   }
 
   async ping(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import type { Db } from "../sqlite/db.ts";
-import { decodeCursor, encodeCursor } from "../domain/cursor.ts";
+import { decodeCursor, documentCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 
 interface Row {
@@ -216,7 +216,7 @@ export class SqliteCatalog implements Catalog {
     const rows = this.#stmt.list.all(collection, after, limit + 1);
     const items = rows.slice(0, limit).map(toRecord);
     const last = items.at(-1);
-    return { items, next: rows.length > limit && last ? encodeCursor(last.docId) : null };
+    return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
   }
 
   async ping() {

@@ -5,6 +5,12 @@ export function encodeCursor(value: string | number): string {
   return Buffer.from(JSON.stringify(value)).toString("base64url");
 }
 
+/**
+ * The catalog lists a collection's documents in doc_id order, and the cursor after a document is
+ * made from its id alone: a caller that stops in the middle of a page resumes after any item.
+ */
+export const documentCursor = (docId: string): string => encodeCursor(docId);
+
 export function decodeCursor(cursor: string, kind: "string"): string;
 export function decodeCursor(cursor: string, kind: "number"): number;
 export function decodeCursor(cursor: string, kind: "string" | "number"): string | number {

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { BadRequestError } from "../errors.ts";
 import { isCanonicalInstant } from "./instant.ts";
+import { tooDeep } from "./json.ts";
 
 export type Scalar = string | number | boolean;
 export type Metadata = Record<string, Scalar | Scalar[]>;
@@ -83,6 +84,27 @@ export const metadataSchema = shape
     if (bytes > L.jsonBytes) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON, more than ${L.jsonBytes}` });
   });
 
+/**
+ * What `metadataSchema` accepts, as JSON Schema for the API's description: built from the same
+ * limits and key rule. (The byte limit of the whole and unpaired surrogates are checked too but
+ * have no JSON Schema keyword; the description names the first.)
+ */
+export function metadataJsonSchema(): Record<string, unknown> {
+  const string = { type: "string", maxLength: L.stringLength };
+  const scalar = { anyOf: [string, { type: "number" }, { type: "boolean" }] };
+  const types = { string, integer: { type: "integer" }, boolean: { type: "boolean" }, instant: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } };
+  return {
+    type: "object",
+    maxProperties: L.keys,
+    propertyNames: { pattern: METADATA_KEY.source, maxLength: L.keyLength, not: { const: "__proto__" } },
+    properties: Object.fromEntries(Object.entries(KNOWN_FIELD_TYPES).map(([key, type]) => [key, types[type]])),
+    additionalProperties: { anyOf: [...scalar.anyOf, { type: "array", maxItems: L.arrayItems, items: scalar }] },
+    description:
+      `JSON object of at most ${L.jsonBytes} bytes. Typed fields: sys_id, status, type (strings), priority (integer), flag (boolean), ` +
+      `created (YYYY-MM-DDThh:mm:ssZ); other keys [a-z_][a-z0-9_]* with a string, number, boolean or an array of those`,
+  };
+}
+
 /** Validates metadata from a JSON body; every problem is a 400 naming the key. */
 export function parseMetadata(input: unknown): Metadata {
   const result = metadataSchema.safeParse(input);
@@ -98,6 +120,8 @@ export function parseMetadata(input: unknown): Metadata {
 export function parseMetadataJson(textInput: string): Metadata {
   const bytes = Buffer.byteLength(textInput, "utf8");
   if (bytes > L.jsonBytes) throw new BadRequestError(`metadata: ${bytes} bytes of JSON, more than ${L.jsonBytes}`);
+  const deep = tooDeep(textInput);
+  if (deep) throw new BadRequestError(`metadata: ${deep}`);
   let parsed: unknown;
   try {
     parsed = JSON.parse(textInput);

@@ -5,7 +5,7 @@
  * more are fetched, four times deeper a round, until enough pass or none are left.
  */
 import { MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import type { FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
+import type { DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import { compareCodePoints } from "../filter/compare.ts";
 import { evaluate } from "../filter/evaluate.ts";
@@ -216,4 +216,34 @@ async function readDocuments(table: Table, docs: DocKey[]): Promise<IndexedDocum
     const chunks = all.filter((r) => r.version === head.version && Number(r.chunk) >= 0).map((r) => ({ text: r.text, start: Number(r.char_start) }));
     return [{ collection, docId, version: Number(head.version), metadata: JSON.parse(head.metadata) as Metadata, text: documentText(head.doc_rest, chunks) }];
   });
+}
+
+interface StoredRow {
+  version: bigint | number;
+  chunk: number;
+  head: boolean;
+  char_start: number;
+  char_end: number;
+  text: string;
+  cite: string | null;
+}
+
+/** The chunks of the version whose head row is newest (two can be there while writers race). */
+export async function readChunks(table: Table, collection: string, docId: string): Promise<DocumentChunks | null> {
+  const rows = (await table.query().where(asWhere(documentsWhere([{ collection, docId }])))
+    .select(["version", "chunk", "head", "char_start", "char_end", "text", "cite"]).toArray()) as StoredRow[];
+  const heads = rows.filter((r) => r.head).map((r) => Number(r.version));
+  if (heads.length === 0) return null;
+  const version = Math.max(...heads);
+  const chunks = rows
+    .filter((r) => Number(r.version) === version && Number(r.chunk) >= 0)
+    .sort((a, b) => Number(a.chunk) - Number(b.chunk))
+    .map((r) => ({
+      chunkIndex: Number(r.chunk),
+      text: r.text,
+      start: Number(r.char_start),
+      end: Number(r.char_end),
+      ...(r.cite ? { citation: JSON.parse(r.cite) as SearchHit["citation"] } : {}),
+    }));
+  return { version, chunks };
 }

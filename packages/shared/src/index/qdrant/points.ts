@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto";
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { ChunkInput, IndexedDocument, SearchHit } from "../../ports.ts";
+import type { ChunkInput, IndexedDocument, SearchHit, StoredChunk } from "../../ports.ts";
 import type { Metadata } from "../../domain/metadata.ts";
 import { sameValue } from "../../filter/compare.ts";
 import { samePair } from "../../filter/qdrant-payload.ts";
@@ -132,6 +132,17 @@ export function hitOf(point: { payload?: Payload | null; score: number }): Searc
     score: point.score,
     metadata: metadataOf(p),
     ...(p && typeof p.cite === "object" && p.cite !== null ? { citation: p.cite as SearchHit["citation"] } : {}),
+  };
+}
+
+/** A chunk point as the port shows it, without score or metadata. */
+export function storedChunkOf(p: Payload | null | undefined): StoredChunk {
+  return {
+    chunkIndex: field(p, KEY.chunkIndex, "number"),
+    text: field(p, KEY.text, "string"),
+    start: field(p, "start", "number"),
+    end: field(p, "end", "number"),
+    ...(p && typeof p.cite === "object" && p.cite !== null ? { citation: p.cite as StoredChunk["citation"] } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { ChunkInput, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import type { ChunkInput, DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
@@ -8,7 +8,7 @@ import { reciprocalRankFusion } from "../../search/fusion.ts";
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
-import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, type DocumentHead } from "./points.ts";
+import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, storedChunkOf, type DocumentHead } from "./points.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
@@ -236,6 +236,23 @@ export class QdrantSearchIndex implements SearchIndex {
       const text = texts.get(String(id));
       return typeof text === "string" ? [{ collection, docId, version, metadata, text }] : [];
     });
+  }
+
+  /** The committed points of the document; the newest committed head names the version shown. */
+  async documentChunks(collection: string, docId: string): Promise<DocumentChunks | null> {
+    await this.#ensure();
+    const base = documentFilter(collection, docId);
+    const committed = { key: KEY.kind, match: { any: [KIND.chunk, KIND.document] } };
+    const payload = [KEY.kind, KEY.version, KEY.chunkIndex, KEY.text, "start", "end", "cite"];
+    const points = await this.#scrollAll({ must: [...(base.must as Schemas["Condition"][]), committed] }, payload);
+    const heads = points.filter((p) => p.payload?.[KEY.kind] === KIND.document).map((p) => Number(p.payload?.[KEY.version]));
+    if (heads.length === 0) return null;
+    const version = Math.max(...heads);
+    const chunks = points
+      .filter((p) => p.payload?.[KEY.kind] === KIND.chunk && Number(p.payload[KEY.version]) === version)
+      .map((p) => storedChunkOf(p.payload))
+      .sort((a, b) => a.chunkIndex - b.chunkIndex);
+    return { version, chunks };
   }
 
   async ping(): Promise<void> {
