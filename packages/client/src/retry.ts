@@ -8,7 +8,8 @@ export interface RetryPolicy {
   maxDelayMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 30_000 };
+/** The longest wait covers a rate limit's window of a minute (RATE_LIMIT_PER_MIN). */
+export const DEFAULT_RETRY: RetryPolicy = { attempts: 5, baseDelayMs: 500, maxDelayMs: 60_000 };
 
 /** Statuses that mean "not now" rather than "no": nothing was done, the same request may succeed later. */
 export const RETRYABLE = new Set([429, 503]);

@@ -10,6 +10,7 @@ import type { Outstanding, Tracker } from "./tracker.ts";
 /** Up to this many documents left, each is asked for by id. */
 const BY_ID = 64;
 const PARALLEL = 8;
+const MAX_INTERVAL_MS = 5000;
 /** While documents are pending in the collection after everything was sent, its whole list is read this often. */
 const FULL_EVERY_MS = 30_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -60,8 +61,11 @@ export class Waiter {
         }
       }
       if (finished && t.outstanding.size === 0) return;
-      // A turn's look costs the service some time: at most a third of it goes to looking.
-      await sleep(Math.max(intervalMs, 2 * lookMs));
+      // Each look costs the service some time (and, where it limits requests, some of the
+      // token's budget): at most a third of it goes to looking, and a long load is looked at
+      // less often, so that seeing the end late costs at most about 5% of its time.
+      const every = Math.min(MAX_INTERVAL_MS, Math.max(intervalMs, (t.elapsed() * 1000) / 20));
+      await sleep(Math.max(every, 2 * lookMs));
     }
   }
 
