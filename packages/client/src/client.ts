@@ -1,4 +1,5 @@
 import { Transport, type Call, type TransportOptions } from "./http.ts";
+import { multipart } from "./multipart.ts";
 import type { FormOf, JsonBodyOf, Method, OperationKey, Path, QueryOf, SuccessOf } from "./operations.ts";
 
 /** Metadata as the service takes it: the known fields typed, other keys scalars or lists of them. */
@@ -88,20 +89,19 @@ export class DocstoreClient {
   #call<P extends Path, M extends Method>(
     method: M,
     path: P,
-    input: { query?: QueryOf<P, M>; json?: JsonBodyOf<P, M>; form?: FormData; accept?: Call["accept"] } = {},
+    input: { query?: QueryOf<P, M>; json?: JsonBodyOf<P, M>; form?: Call["form"]; accept?: Call["accept"] } = {},
   ): Promise<SuccessOf<P, M>> {
     return this.http.request(method.toUpperCase(), path, input as Call);
   }
 
   /** Uploads a file (multipart `file` and `metadata`). */
-  loadDocument(collection: string, file: FileInput, opts: LoadOptions = {}): Promise<LoadResult> {
-    const form = new FormData();
-    const blob = file.data instanceof Blob ? file.data : new Blob([file.data as Uint8Array<ArrayBuffer>], file.type ? { type: file.type } : {});
-    form.append(UPLOAD_FIELDS.file, blob, file.filename);
-    if (opts.metadata !== undefined) form.append(UPLOAD_FIELDS.metadata, JSON.stringify(opts.metadata));
+  async loadDocument(collection: string, file: FileInput, opts: LoadOptions = {}): Promise<LoadResult> {
+    const data = file.data instanceof Blob ? new Uint8Array(await file.data.arrayBuffer()) : file.data;
+    const type = file.type ?? (file.data instanceof Blob && file.data.type ? file.data.type : "application/octet-stream");
+    const fields = opts.metadata === undefined ? [] : [{ name: UPLOAD_FIELDS.metadata, value: JSON.stringify(opts.metadata) }];
     return this.#call("post", "/load_document_to_collection", {
       query: { collection_name: collection, doc_id: opts.docId, wait: flag(opts.wait) },
-      form,
+      form: multipart(fields, { name: UPLOAD_FIELDS.file, filename: file.filename, type, data }),
     });
   }
 
@@ -183,6 +183,11 @@ export class DocstoreClient {
 
   deleteCollection(collection: string): Promise<SuccessOf<"/delete_collection", "delete">> {
     return this.#call("delete", "/delete_collection", { query: { collection_name: collection } });
+  }
+
+  /** Closes the connections kept open for later requests (they never keep a process running). */
+  close(): void {
+    this.http.close();
   }
 
   health(): Promise<SuccessOf<"/healthz", "get">> {

@@ -45,7 +45,7 @@ export class ProblemError extends Error {
 /** The service could not be reached, or the connection broke before an answer came. */
 export class ConnectionError extends Error {
   constructor(url: string, cause: unknown) {
-    const code = (cause as { cause?: { code?: string } })?.cause?.code;
+    const code = (cause as NodeJS.ErrnoException)?.code;
     super(`cannot reach ${url}: ${code ?? (cause as Error)?.message ?? String(cause)}`, { cause });
     this.name = "ConnectionError";
   }

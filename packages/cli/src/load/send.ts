@@ -31,7 +31,8 @@ interface Prepared {
   bytes: number;
 }
 
-type Work = { texts: Prepared[] } | { file: Prepared };
+/** Texts are prepared while a batch is filled; a file is read and hashed by the worker that sends it. */
+type Work = { texts: Prepared[] } | { file: Item };
 
 /** Statuses after which nothing else can succeed: stop the load. */
 const FATAL = new Set([401, 403]);
@@ -46,7 +47,9 @@ export class Sender {
   readonly #opts: SendOptions;
   readonly #items: AsyncIterator<Item>;
   /** A file met while a text batch was being filled: the next work. */
-  #pending: Prepared | null = null;
+  #pending: Item | null = null;
+  /** Keys met in this run: a key met again (a doc_id repeated in a file) is always sent, so that the last one wins. */
+  readonly #seen = new Set<string>();
   #taking: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #read = 0;
@@ -64,7 +67,10 @@ export class Sender {
     const worker = async () => {
       for (let work = await this.#take(); work && !this.#stopped; work = await this.#take()) {
         if ("texts" in work) await this.#sendTexts(work.texts);
-        else await this.#sendFile(work.file);
+        else {
+          const p = await this.#prepare(work.file);
+          if (p) await this.#sendFile(p);
+        }
       }
     };
     try {
@@ -101,13 +107,13 @@ export class Sender {
       const { value: item, done } = await this.#items.next();
       if (done) break;
       this.#read++;
-      const p = await this.#prepare(item);
-      if (!p) continue;
-      if (p.item.path !== undefined) {
-        if (texts.length === 0) return { file: p };
-        this.#pending = p;
+      if (item.path !== undefined && item.error === undefined) {
+        if (texts.length === 0) return { file: item };
+        this.#pending = item;
         break;
       }
+      const p = await this.#prepare(item);
+      if (!p) continue;
       texts.push(p);
       bytes += p.bytes;
       if (bytes >= this.#opts.batchBytes) break;
@@ -131,7 +137,10 @@ export class Sender {
     }
     const hashes = { sha: sha256(data ?? item.text!), meta: sha256(JSON.stringify(item.metadata)) };
     const bytes = data ? data.byteLength : Buffer.byteLength(item.text!);
-    const entry = this.#state.entries.get(item.key);
+    const repeated = this.#seen.has(item.key);
+    this.#seen.add(item.key);
+    const stored = this.#state.entries.get(item.key);
+    const entry = repeated ? undefined : stored;
     const same = (h: Hashes | undefined) => h !== undefined && h.sha === hashes.sha && h.meta === hashes.meta;
     if (entry && same(entry.ok) && entry.done?.status !== "failed") {
       if (entry.done) t.skipped++;
@@ -139,7 +148,7 @@ export class Sender {
       return null;
     }
     const sysId = typeof item.metadata.sys_id === "string" ? item.metadata.sys_id : undefined;
-    const docId = item.docId ?? sysId ?? item.defaultId ?? entry?.docId ?? uuidv7();
+    const docId = item.docId ?? sysId ?? item.defaultId ?? stored?.docId ?? uuidv7();
     const p: Prepared = { item, docId, explicit: item.docId !== undefined || sysId === undefined, hashes, data, bytes };
     if (entry && same(entry.sent) && (await this.#arrived(p))) return null;
     return p;
