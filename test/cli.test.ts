@@ -195,6 +195,17 @@ describe("docstore load", () => {
     expect(after.map((d) => d.doc_id).sort()).toEqual(before.map((d) => d.doc_id).sort());
   });
 
+  it("keeps the last of a doc_id given twice, on every run", async () => {
+    const c = uniqueName("dup");
+    const file = writeJsonl("dup.jsonl", [{ doc_id: "DUP", text: "the first text" }, { doc_id: "OTHER", text: "another" }, { doc_id: "DUP", text: "the last text" }]);
+    for (let run = 1; run <= 2; run++) {
+      ok(await cli(["load", "--jsonl", file, "-c", c]));
+      const docs = [];
+      for await (const d of client.contents(c, { filter: "ORDERBYdoc_id" })) docs.push([d.doc_id, d.text]);
+      expect(docs).toEqual([["DUP", "the last text"], ["OTHER", "another"]]);
+    }
+  });
+
   it("after kill -9, the same command sends only what is missing and duplicates nothing", { timeout: 120_000 }, async () => {
     const c = uniqueName("resume");
     const texts = Array.from({ length: 3000 }, (_, i) => `${sentence(i)} (line ${i})`);
