@@ -21,6 +21,8 @@ COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/worker/package.json packages/worker/
 COPY packages/api/package.json packages/api/
+COPY packages/client/package.json packages/client/
+COPY packages/cli/package.json packages/cli/
 # The pnpm release named by package.json's packageManager field (or --build-arg PNPM_VERSION),
 # so the lockfile is read by the version that wrote it. better-sqlite3 ships prebuilt binaries
 # (glibc and musl, x64 and arm64) and pnpm-workspace.yaml skips build scripts: nothing here
@@ -49,6 +51,10 @@ COPY package.json ./
 COPY packages/shared/src ./packages/shared/src
 COPY packages/worker/src ./packages/worker/src
 COPY packages/api/src ./packages/api/src
+# The command-line tool and its client, for batch jobs run from the image (`node packages/cli/bin/docstore.js`).
+COPY packages/client/src ./packages/client/src
+COPY packages/cli/src ./packages/cli/src
+COPY packages/cli/bin ./packages/cli/bin
 
 # DATA_DIR, the only writable place: embedded mode keeps everything here (mount a volume).
 RUN mkdir -p /app/data && chown 1000:1000 /app/data
