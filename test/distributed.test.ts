@@ -51,7 +51,8 @@ describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => 
     expect(midway!.pending).toBeGreaterThan(0);
 
     await svc.startWorker();
-    await until(async () => (await statuses(svc, c))?.ready === N, 90_000);
+    // A guard against a hang, not a speed check: on a loaded 2-core machine this takes minutes.
+    await until(async () => (await statuses(svc, c))?.ready === N, 240_000);
 
     const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
     const stuck = catalog.prepare("SELECT count(*) AS n FROM documents WHERE status != 'ready'").get() as { n: number };
@@ -68,7 +69,7 @@ describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => 
     }
     await svc.stop();
     removeDir(svc.dataDir);
-  }, 180_000);
+  }, 330_000);
 });
 
 function freePort(): Promise<number> {
