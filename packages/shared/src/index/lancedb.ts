@@ -109,8 +109,9 @@ export class LanceSearchIndex implements SearchIndex {
         try {
           return await write(await this.#table());
         } catch (err) {
-          if (n >= 5 || !isCommitConflict(err)) throw err;
-          await sleep(20 * n);
+          if (n >= 8 || !isCommitConflict(err)) throw err;
+          await sleep(50 * n); // most conflicts are with a maintenance run's compaction: let it finish
+
         }
       }
     };
@@ -372,7 +373,10 @@ function sqlValue(v: unknown): string {
   throw new Error(`no SQL literal for ${typeof v}`);
 }
 
-/** A commit refused because another one changed what this one read: worth running again. */
+/**
+ * A commit refused because another one changed what this one read, or a read of a version that
+ * maintenance removed meanwhile (it runs beside the writes): worth running again from the start.
+ */
 function isCommitConflict(err: unknown): boolean {
-  return err instanceof Error && /incompatible transaction|commit conflict|retryable/i.test(err.message);
+  return err instanceof Error && /incompatible transaction|commit conflict|retryable|Not found: \S+\.manifest/i.test(err.message);
 }
