@@ -39,7 +39,8 @@ FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
-    DATA_DIR=/app/data
+    DATA_DIR=/app/data \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 
 # Dependencies (root node_modules holds pnpm's virtual store; each package's node_modules
