@@ -17,6 +17,7 @@ export {
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
+  StorageError,
   TooLargeError,
   UnsupportedMediaTypeError,
   UnauthorizedError,
