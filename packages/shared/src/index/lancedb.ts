@@ -71,6 +71,8 @@ export class LanceSearchIndex implements SearchIndex {
   #nextAfterRows = 0;
   #lastCommit = 0;
   #maintaining: Promise<unknown> | null = null;
+  /** Whether the last maintenance run failed (its failure was logged). */
+  #maintenanceFailing = false;
   #timer: NodeJS.Timeout | null = null;
   /**
    * A sole writer's record of every document the table may hold: hashes of their keys, read
@@ -336,12 +338,17 @@ export class LanceSearchIndex implements SearchIndex {
     const due = this.#commits > 0 ? enoughRows || (timer && paused) : timer && cleanupDue;
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
-      (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
+      (stats) => {
+        this.#maintenanceFailing = false;
+        this.#options.logger?.info({ stats }, "search index maintained");
+      },
       (err: unknown) => {
         // What it was to fold in is still there (its counts were reset as it started): the timer
-        // runs it again, once DATA_DIR has room again, say.
+        // runs it again, once DATA_DIR has room again, say. Said once per run of failures; the
+        // next success is logged.
         this.#commits = Math.max(this.#commits, 1);
-        this.#options.logger?.warn({ err: storageError(err, INDEX_PLACE) ?? err }, "search index maintenance failed; will retry");
+        if (!this.#maintenanceFailing) this.#options.logger?.warn({ err: storageError(err, INDEX_PLACE) ?? err }, "search index maintenance failed; the timer retries it");
+        this.#maintenanceFailing = true;
       },
     ).finally(() => {
       this.#maintaining = null;
