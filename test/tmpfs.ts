@@ -16,7 +16,8 @@ import { atFileEnd } from "./cleanup.ts";
 function run(args: string[]): { ok: boolean; why: string } {
   const r = spawnSync(args[0]!, args.slice(1), { encoding: "utf8" });
   if (r.error) return { ok: false, why: `${args[0]}: ${(r.error as NodeJS.ErrnoException).code ?? r.error.message}` };
-  return { ok: r.status === 0, why: (r.stderr || r.stdout).trim() || `${args[0]} exited with ${r.status}` };
+  // The first line says it (mount adds a hint about dmesg after it).
+  return { ok: r.status === 0, why: (r.stderr || r.stdout).trim().split("\n")[0] || `${args[0]} exited with ${r.status}` };
 }
 
 /** Why tmpfs mounts cannot be made here (the suites that need them skip, saying so), or null when they can. */
