@@ -21,7 +21,7 @@ const PAUSE_MAX_MS = 8000;
  * accepted survives a crash. `enqueue` only wakes the consumer (here, or through `notify` in
  * the thread that consumes); `start` first re-queues what a dead process left in `processing`.
  * A batch that fails goes back to the queue and is tried again after a pause, without end:
- * while DATA_DIR is full, documents wait queued, and are indexed once space returns. The
+ * while DATA_DIR is full, documents wait in the queue, and are indexed once space returns. The
  * consumer itself outlives any failure (of the catalog's claims and releases too).
  */
 export class LocalQueue implements JobQueue {
