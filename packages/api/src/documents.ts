@@ -5,9 +5,11 @@ import {
   DOC_ID,
   DOC_ID_RULE,
   SUPPORTED_TYPES,
+  StorageError,
   UnsupportedMediaTypeError,
   blobKeyFor,
   detectType,
+  type Catalog,
   type DocumentRecord,
   type Metadata,
   type SupportedType,
@@ -47,37 +49,86 @@ function typeOf(input: Incoming): SupportedType {
   }
 }
 
-/** Stores the raw bytes, records the new version as queued and hands it to the queue. */
-export async function acceptDocument(ctx: AppContext, input: Incoming): Promise<DocumentRecord> {
+type Accepted = Awaited<ReturnType<Catalog["accept"]>>;
+
+/** A record the filesystem refused: its transaction wrote nothing. */
+const refused = (a: PromiseSettledResult<Accepted>) => a.status === "rejected" && a.reason instanceof StorageError;
+
+/**
+ * Stores the raw bytes of each document, records each new version as queued and hands it to
+ * the queue. The records of a request are submitted together, in order, and catalogs apply
+ * writes in the order submitted (SQLite's group commit in one transaction, Redis one
+ * connection's commands in turn), so a doc_id given twice ends with its last text. If one
+ * cannot be recorded, none is kept: SQLite refuses the whole transaction for lack of space, and
+ * after any other failure the records made are put back. One that cannot be queued is put back
+ * (the request answers 503), the others stay queued.
+ */
+export async function acceptDocuments(ctx: AppContext, inputs: Incoming[]): Promise<DocumentRecord[]> {
   const { blobs, catalog, queue } = ctx.services;
-  const docId = chooseDocId(input);
-  const contentType = input.contentType ?? typeOf(input);
-  const jobId = uuidv7();
-  const blobKey = blobKeyFor(input.collection, jobId);
-  await blobs.put(blobKey, input.bytes);
-  const { record, previous } = await catalog.accept({
-    collection: input.collection,
-    docId,
-    jobId,
-    metadata: input.metadata,
-    filename: input.filename ?? null,
-    contentType,
-    blobKey,
-    size: input.bytes.byteLength,
-    sha256: createHash("sha256").update(input.bytes).digest("hex"),
+  // Named and typed first: a 400 or a 415 stores nothing.
+  const docs = inputs.map((input) => {
+    const jobId = uuidv7();
+    return { input, docId: chooseDocId(input), contentType: input.contentType ?? typeOf(input), jobId, blobKey: blobKeyFor(input.collection, jobId) };
   });
-  try {
-    await queue.enqueue({ collection: record.collection, docId, version: record.version, jobId });
-  } catch (err) {
-    // No job, no document: put back what was there, so a 503 leaves nothing half-written.
-    await catalog.rollback(record, previous);
-    await blobs.delete(blobKey).catch((e: unknown) => ctx.logger.warn({ err: e, key: blobKey }, "orphan blob not removed"));
-    throw err;
+  const removeBlobs = (keys: string[]) =>
+    Promise.all(keys.map((key) => blobs.delete(key).catch((err: unknown) => ctx.logger.warn({ err, key }, "orphan blob not removed"))));
+
+  const stored = await Promise.allSettled(docs.map((d) => blobs.put(d.blobKey, d.input.bytes)));
+  const notStored = stored.find((s) => s.status === "rejected");
+  if (notStored) {
+    await removeBlobs(docs.filter((_, i) => stored[i]!.status === "fulfilled").map((d) => d.blobKey));
+    throw notStored.reason;
   }
-  if (previous && previous.blobKey !== blobKey) {
-    blobs.delete(previous.blobKey).catch((err: unknown) => ctx.logger.warn({ err, key: previous.blobKey }, "old blob not removed"));
+
+  // In one turn of the event loop, in order: one group commit.
+  const accepted = await Promise.allSettled(
+    docs.map(({ input, docId, contentType, jobId, blobKey }) =>
+      catalog.accept({
+        collection: input.collection,
+        docId,
+        jobId,
+        metadata: input.metadata,
+        filename: input.filename ?? null,
+        contentType,
+        blobKey,
+        size: input.bytes.byteLength,
+        sha256: createHash("sha256").update(input.bytes).digest("hex"),
+      }),
+    ),
+  );
+  const notAccepted = accepted.find((a) => a.status === "rejected");
+  if (notAccepted) {
+    // Put back what was there before those recorded, the latest first (a doc_id given twice),
+    // together. A blob goes only where nothing names it: a record refused by the filesystem
+    // wrote nothing, but one lost with a connection may have been written.
+    const latestFirst = accepted.flatMap((a) => (a.status === "fulfilled" ? [a.value] : [])).reverse();
+    const undone = await Promise.allSettled(latestFirst.map(({ record, previous }) => catalog.rollback(record, previous)));
+    const unused = [
+      ...latestFirst.filter((_, i) => undone[i]!.status === "fulfilled").map(({ record }) => record.blobKey),
+      ...docs.filter((_, i) => refused(accepted[i]!)).map((d) => d.blobKey),
+    ];
+    await removeBlobs(unused);
+    throw notAccepted.reason;
   }
-  return record;
+
+  const records = accepted.map((a) => (a as PromiseFulfilledResult<Accepted>).value);
+  const queued = await Promise.allSettled(
+    records.map(({ record }) => queue.enqueue({ collection: record.collection, docId: record.docId, version: record.version, jobId: record.jobId })),
+  );
+  const notQueued = queued.find((q) => q.status === "rejected");
+  if (notQueued) {
+    // No job, no document: put back what was there, so a 503 leaves no unqueued document.
+    const lost = records.filter((_, i) => queued[i]!.status === "rejected").reverse();
+    await Promise.all(lost.map(({ record, previous }) => catalog.rollback(record, previous)));
+    await removeBlobs(lost.map(({ record }) => record.blobKey));
+    throw notQueued.reason;
+  }
+  for (const { record, previous } of records) {
+    if (previous && previous.blobKey !== record.blobKey) {
+      blobs.delete(previous.blobKey).catch((err: unknown) => ctx.logger.warn({ err, key: previous.blobKey }, "old blob not removed"));
+    }
+  }
+  return records.map(({ record }) => record);
 }
 
 const settled = (r: DocumentRecord) => r.status === "ready" || r.status === "failed";

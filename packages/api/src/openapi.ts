@@ -77,6 +77,10 @@ function requestBody(route: Route, body: z.ZodType | undefined): Json | undefine
 const PROBLEM_REF = { $ref: "#/components/schemas/Problem" };
 
 /** A problem answer, with an example body of the kind the service sends for it. */
+const RETRY_AFTER_HEADER: Json = {
+  "Retry-After": { description: `seconds to wait before retrying (${RETRY_AFTER_SECONDS})`, required: true, schema: { type: "integer", minimum: 1 } },
+};
+
 function problemResponse(route: Route, status: number, description: string, detail: string, extra: { headers?: Json; members?: Json } = {}): Json {
   const example = {
     type: "about:blank",
@@ -119,6 +123,8 @@ function particular(route: Route, status: number, limits: DocumentLimits): [stri
       return [`file: unsupported file type image/png; accepted: ${SUPPORTED_TYPES.join(", ")}`, { media_type: "image/png" }];
     case 502:
       return ['embedding request rejected (model "text-embedding-3-small"): 400 maximum context length exceeded'];
+    case 507:
+      return ["no space left under DATA_DIR (catalog.sqlite: database or disk is full, SQLITE_FULL); free space or grow the volume, then retry"];
     default:
       return [statusTitle(status)];
   }
@@ -146,7 +152,7 @@ function responses(route: Route, limits: DocumentLimits): Json {
   }
   for (const [status, when] of Object.entries(route.problems ?? {})) {
     const [detail, members] = particular(route, Number(status), limits);
-    out[status] = problemResponse(route, Number(status), when, detail, { members });
+    out[status] = problemResponse(route, Number(status), when, detail, { members, ...(status === "507" ? { headers: RETRY_AFTER_HEADER } : {}) });
   }
   out["4XX"] = problemResponse(
     route,
@@ -162,7 +168,7 @@ function responses(route: Route, limits: DocumentLimits): Json {
       503,
       "a dependency (catalog, index, blob store or queue) is unavailable: retry after `Retry-After` seconds",
       "blob store unavailable: put incidents/0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3: connect ECONNREFUSED 10.0.0.7:9000",
-      { headers: { "Retry-After": { description: `seconds to wait before retrying (${RETRY_AFTER_SECONDS})`, required: true, schema: { type: "integer", minimum: 1 } } } },
+      { headers: RETRY_AFTER_HEADER },
     );
   }
   return out;

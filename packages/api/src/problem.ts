@@ -15,12 +15,17 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
+  insufficient_storage: { status: 507, title: "Insufficient Storage" },
 };
 
 /** The standard phrase of a status, as RFC 9110 names it (Node's table keeps 413's old name). */
 export const statusTitle = (status: number): string => (status === 413 ? "Content Too Large" : (STATUS_CODES[status] ?? "Error"));
 
-/** What a 503 asks clients to wait before retrying: a dependency that is down is usually back soon. */
+/**
+ * What a 503 or a 507 asks clients to wait before retrying: a dependency that is down is
+ * usually back soon, and space can return at any moment (an operator frees some, the volume
+ * grows, the index's maintenance removes old versions).
+ */
 export const RETRY_AFTER_SECONDS = 5;
 
 interface Problem {
@@ -28,7 +33,7 @@ interface Problem {
   title: string;
   detail: string;
   extras?: Record<string, unknown>;
-  /** Seconds for Retry-After; a 503 without one asks for RETRY_AFTER_SECONDS. */
+  /** Seconds for Retry-After; a 503 or 507 without one asks for RETRY_AFTER_SECONDS. */
   retryAfter?: number;
 }
 
@@ -69,7 +74,7 @@ function lingerThenClose(req: Request, res: Parameters<RequestHandler>[1]) {
 
 function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
   if (!req.complete) lingerThenClose(req, res);
-  const retryAfter = p.retryAfter ?? (p.status === 503 ? RETRY_AFTER_SECONDS : undefined);
+  const retryAfter = p.retryAfter ?? (p.status === 503 || p.status === 507 ? RETRY_AFTER_SECONDS : undefined);
   if (retryAfter !== undefined) res.set("Retry-After", String(retryAfter));
   // RFC 6750: a 401 names the scheme it wants.
   if (p.status === 401) res.set("WWW-Authenticate", 'Bearer realm="docstore"');

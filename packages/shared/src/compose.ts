@@ -121,12 +121,17 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
 
   // WAL checkpoints (and their fsync) run on a timer here, kept off the HTTP thread when an
   // embedded worker thread runs them for it; checkpoint() also keeps each WAL file bounded.
+  // One that fails (DATA_DIR full: the database file cannot grow) loses nothing, as the WAL
+  // keeps every transaction; the next one tries again. Said when it starts and when it ends.
+  const failing = new Set<Db>();
   const checkpointAll = () => {
     for (const db of dbs) {
       try {
         checkpoint(db);
+        if (failing.delete(db)) logger.info({ file: db.name }, "WAL checkpoint succeeded again");
       } catch (err) {
-        logger.warn({ err, file: db.name }, "WAL checkpoint failed; will retry");
+        if (!failing.has(db)) logger.warn({ err, file: db.name }, "WAL checkpoint failed; retrying every 500 ms");
+        failing.add(db);
       }
     }
   };

@@ -15,9 +15,10 @@
  * it, for the message a second process prints.
  */
 import { closeSync, constants, ftruncateSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from "node:fs";
+import { access, statfs } from "node:fs/promises";
 import path from "node:path";
 import fsx from "fs-native-extensions";
-import { ConfigError } from "./errors.ts";
+import { ConfigError, StorageError } from "./errors.ts";
 
 export const LOCK_FILE = "docstore.lock";
 
@@ -91,4 +92,31 @@ function holder(fd: number, use: DataDirUse, lockFile: string): string {
   return use === "exclusive"
     ? `in use by another docstore process${who}; one DATA_DIR serves one embedded docstore at a time`
     : `in use by an embedded docstore process${who}; the distributed mode cannot share its DATA_DIR`;
+}
+
+/**
+ * Below this much free space DATA_DIR counts as full: SQLite grows its files a page at a time,
+ * but LanceDB writes each batch's data, and its maintenance rewrites fragments, in files of
+ * megabytes.
+ */
+export const MIN_FREE_BYTES = 1024 * 1024;
+
+/**
+ * Whether DATA_DIR can take writes now, for the readiness probe: a StorageError when it is on a
+ * read-only filesystem (or not this process's to write), or has less than MIN_FREE_BYTES free.
+ * One access and one statfs call, cheap enough for every probe. A quota (EDQUOT) is not seen
+ * here, only when a write is refused.
+ */
+export async function checkDataDir(dir: string): Promise<void> {
+  try {
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw new StorageError("read-only", `storage unavailable: DATA_DIR cannot be written (${code(err)})`, err);
+  }
+  const fs = await statfs(dir);
+  // What this process may use: root may also use the blocks a filesystem reserves for it.
+  const free = (process.getuid?.() === 0 ? fs.bfree : fs.bavail) * fs.bsize;
+  if (free < MIN_FREE_BYTES) {
+    throw new StorageError("full", `no space left under DATA_DIR (${Math.floor(free / 1024)} KiB free, at least ${MIN_FREE_BYTES / 1024} KiB needed)`, null);
+  }
 }

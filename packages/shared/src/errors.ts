@@ -14,6 +14,7 @@
  *   │   ├── UnsupportedMediaTypeError unsupported
  *   │   ├── TooLargeError             too_large: over a configured size limit
  *   │   ├── UnavailableError          unavailable: a dependency is down; retrying later can work
+ *   │   ├── StorageError              insufficient_storage or unavailable: DATA_DIR cannot take a write
  *   │   └── EmbeddingRejectedError     upstream: a dependency refused a request it will always refuse
  *   └── DocumentError                 one document can never be indexed as it is: it ends `failed`
  *       ├── ExtractionError           its text cannot be extracted (encrypted, corrupt, a bomb...)
@@ -33,6 +34,7 @@ export type ErrorKind =
   | "unsupported"
   | "too_large"
   | "unavailable"
+  | "insufficient_storage"
   | "upstream";
 
 export class AppError extends Error {
@@ -108,6 +110,22 @@ export class TooLargeError extends AppError {
 export class UnavailableError extends AppError {
   constructor(detail: string, cause?: unknown) {
     super("unavailable", detail, { cause });
+  }
+}
+
+/**
+ * A write under DATA_DIR refused by the filesystem: no space left or over quota
+ * (`insufficient_storage`), or files read-only or not ours to write (`unavailable`). Nothing was
+ * written; the same write can succeed once space returns or the files are writable again, so
+ * the workers retry it for as long as it takes, without counting it against a job's attempts
+ * (storage-errors.ts makes these from what each store's library throws).
+ */
+export class StorageError extends AppError {
+  readonly reason: "full" | "read-only";
+
+  constructor(reason: "full" | "read-only", detail: string, cause: unknown) {
+    super(reason === "full" ? "insufficient_storage" : "unavailable", detail, { cause });
+    this.reason = reason;
   }
 }
 

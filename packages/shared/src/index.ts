@@ -4,7 +4,7 @@
  */
 export { loadConfig, ALL_SCOPES, COLLECTION_PATTERN, type ApiToken, type Config, type Env, type JwtConfig, type RateLimitConfig, type Scope } from "./config.ts";
 export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
-export { claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
+export { checkDataDir, claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
 export { createLogger, type Logger } from "./logger.ts";
 export { createServices, type ApiServices, type WorkerServices } from "./compose.ts";
 export {
@@ -17,6 +17,7 @@ export {
   ForbiddenError,
   NotFoundError,
   RateLimitedError,
+  StorageError,
   TooLargeError,
   UnsupportedMediaTypeError,
   UnauthorizedError,

@@ -2,6 +2,7 @@ import {
   DocumentError,
   EmbeddingRejectedError,
   NotFoundError,
+  StorageError,
   chunkText,
   citeChunks,
   extractText,
@@ -45,7 +46,9 @@ export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt
   try {
     await ingest(jobs, deps);
   } catch (err) {
-    if (!attempt.finalAttempt) throw err;
+    // DATA_DIR full or read-only is waited out, however long (the queue spends no attempt on
+    // it): recording the documents failed would need the very storage that refused.
+    if (!attempt.finalAttempt || err instanceof StorageError) throw err;
     // Out of retries (a dependency stayed down): settle the documents rather than leave them
     // in processing. A later load of the same doc_id starts afresh.
     const reason = `ingestion failed after retries: ${(err as Error).message}`;

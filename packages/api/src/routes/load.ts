@@ -2,7 +2,7 @@ import type { Response } from "express";
 import { z } from "zod";
 import { BadRequestError, parseMetadata, parseMetadataJson, type DocumentRecord } from "@docstore/shared";
 import type { AppContext } from "../context.ts";
-import { acceptDocument, loadResponse, waitForSettled } from "../documents.ts";
+import { acceptDocuments, loadResponse, waitForSettled } from "../documents.ts";
 import { route, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
 
@@ -15,6 +15,8 @@ async function reply(ctx: AppContext, res: Response, records: DocumentRecord[], 
 }
 
 const waited = { 200: "with `wait=true`: the document is searchable (`ready`) or `failed` (`error` says why)" };
+
+const STORAGE_FULL = "no space left under DATA_DIR (or over a quota): nothing was stored; retry after `Retry-After` seconds, once space is freed";
 
 const DOC_ID_CHOICE = "The `doc_id` is the `doc_id` parameter if given, else `metadata.sys_id`, else a new UUID; loading an existing one replaces that document.";
 
@@ -38,6 +40,7 @@ export function loadRoutes(ctx: AppContext): Route[] {
       problems: {
         413: "the file is over MAX_UPLOAD_BYTES",
         415: "a file type docstore does not read (`media_type` names the type detected)",
+        507: STORAGE_FULL,
       },
       example: {
         query: { collection_name: "kb" },
@@ -49,15 +52,17 @@ export function loadRoutes(ctx: AppContext): Route[] {
         if (raw !== undefined && typeof raw !== "string") {
           throw new BadRequestError(`metadata: received ${Array.isArray(raw) ? `${raw.length} fields named metadata` : "a value that is not text"}; accepted: one form field 'metadata' holding a JSON object`);
         }
-        const record = await acceptDocument(ctx, {
-          collection: query.collection_name,
-          docId: query.doc_id,
-          metadata: raw === undefined || raw.trim() === "" ? {} : parseMetadataJson(raw),
-          bytes: file.buffer,
-          filename: file.originalname,
-          declaredType: file.mimetype,
-        });
-        await reply(ctx, res, [record], query.wait ?? false, true);
+        const records = await acceptDocuments(ctx, [
+          {
+            collection: query.collection_name,
+            docId: query.doc_id,
+            metadata: raw === undefined || raw.trim() === "" ? {} : parseMetadataJson(raw),
+            bytes: file.buffer,
+            filename: file.originalname,
+            declaredType: file.mimetype,
+          },
+        ]);
+        await reply(ctx, res, records, query.wait ?? false, true);
       },
     }),
     route({
@@ -72,20 +77,23 @@ export function loadRoutes(ctx: AppContext): Route[] {
       response: s.loadResponse,
       status: 202,
       alsoAnswers: waited,
+      problems: { 507: STORAGE_FULL },
       example: {
         query: { collection_name: "incidents", wait: "true" },
         body: { text: "Database outage in the billing cluster", metadata: { sys_id: "INC001", status: "open", priority: 1 } },
         response: { collection_name: "incidents", doc_id: "INC001", job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3", version: 1, status: "ready", chunks: 1, error: null },
       },
       async handle({ query, body, res }) {
-        const record = await acceptDocument(ctx, {
-          collection: query.collection_name,
-          docId: query.doc_id,
-          metadata: parseMetadata(body.metadata ?? {}),
-          bytes: Buffer.from(body.text, "utf8"),
-          contentType: "text/plain",
-        });
-        await reply(ctx, res, [record], query.wait ?? false, true);
+        const records = await acceptDocuments(ctx, [
+          {
+            collection: query.collection_name,
+            docId: query.doc_id,
+            metadata: parseMetadata(body.metadata ?? {}),
+            bytes: Buffer.from(body.text, "utf8"),
+            contentType: "text/plain",
+          },
+        ]);
+        await reply(ctx, res, records, query.wait ?? false, true);
       },
     }),
     route({
@@ -100,6 +108,7 @@ export function loadRoutes(ctx: AppContext): Route[] {
       response: z.object({ documents: z.array(s.loadResponse) }),
       status: 202,
       alsoAnswers: { 200: "with `wait=true`: every document is searchable (`ready`) or `failed`" },
+      problems: { 507: STORAGE_FULL },
       example: {
         query: { collection_name: "incidents" },
         body: { documents: [{ doc_id: "INC002", text: "Replica lag", metadata: { status: "open" } }, { text: "Printer jam" }] },
@@ -120,16 +129,8 @@ export function loadRoutes(ctx: AppContext): Route[] {
             throw err;
           }
         });
-        const accept = (input: (typeof inputs)[number]) => acceptDocument(ctx, { ...input, collection: query.collection_name, contentType: "text/plain" });
-        // All at once, so that their blobs and catalog rows share the group commit's transactions;
-        // one after another when a document id repeats, so that the last text given wins.
-        const ids = inputs.map((input) => input.docId ?? input.metadata.sys_id).filter((id) => id !== undefined);
-        let records: DocumentRecord[];
-        if (new Set(ids).size === ids.length) records = await Promise.all(inputs.map(accept));
-        else {
-          records = [];
-          for (const input of inputs) records.push(await accept(input));
-        }
+        // Recorded together and in order (see acceptDocuments): all or none, the last text of a doc_id given twice.
+        const records = await acceptDocuments(ctx, inputs.map((input) => ({ ...input, collection: query.collection_name, contentType: "text/plain" as const })));
         await reply(ctx, res, records, query.wait ?? false, false);
       },
     }),

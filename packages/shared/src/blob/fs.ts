@@ -7,6 +7,7 @@ import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
 import { checkpoint, openDatabase, type Db, type OpenOptions } from "../sqlite/db.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
+import { storageError, writing } from "../storage-errors.ts";
 
 // A rowid table: new rows append at the end of the B-tree; only the small key index takes
 // random inserts (a table keyed by the random key itself writes three times as many pages).
@@ -55,6 +56,8 @@ export interface FsBlobOptions extends OpenOptions {
  * Raw bytes in a local folder: large blobs as files, small ones packed in SQLite.
  * Keys are never rewritten (each version has its own), and a key is recorded in the catalog
  * only after its write completed, so a crash leaves at most an orphan, never a torn blob.
+ * A write the filesystem refuses (no space, read-only) fails as a StorageError and leaves
+ * nothing behind: a file cut short is removed.
  */
 export class FsBlobStore implements BlobStore {
   readonly #root: string;
@@ -98,11 +101,16 @@ export class FsBlobStore implements BlobStore {
     await this.#commit.run(() => this.#stmt.delete.run(key));
     const file = this.#file(key);
     const dir = path.dirname(file);
-    if (!this.#madeDirs.has(dir)) {
-      await mkdir(dir, { recursive: true });
-      this.#madeDirs.add(dir);
+    try {
+      if (!this.#madeDirs.has(dir)) {
+        await mkdir(dir, { recursive: true });
+        this.#madeDirs.add(dir);
+      }
+      await writeFile(file, data);
+    } catch (err) {
+      await rm(file, { force: true }).catch(() => {}); // what was written of it, if anything
+      throw storageError(err, "blobs/") ?? err;
     }
-    await writeFile(file, data);
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -119,14 +127,14 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertBlobKey(key);
-    this.#stmt.delete.run(key);
+    writing(path.basename(this.#db.name), () => this.#stmt.delete.run(key));
     await rm(this.#file(key), { force: true });
   }
 
   async deletePrefix(prefix: string): Promise<void> {
     const trimmed = prefix.replace(/\/+$/, "");
     assertBlobKey(trimmed); // before the prefix reaches a query
-    this.#stmt.deleteRange.run(`${trimmed}/`, `${trimmed}0`); // '0' sorts right after '/'
+    writing(path.basename(this.#db.name), () => this.#stmt.deleteRange.run(`${trimmed}/`, `${trimmed}0`)); // '0' sorts right after '/'
     const dir = this.#file(trimmed);
     for (const made of this.#madeDirs) if (made === dir || made.startsWith(dir + path.sep)) this.#madeDirs.delete(made);
     await rm(dir, { recursive: true, force: true });

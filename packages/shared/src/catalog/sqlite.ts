@@ -1,8 +1,10 @@
+import path from "node:path";
 import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import type { Db } from "../sqlite/db.ts";
 import { decodeCursor, documentCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
+import { writing } from "../storage-errors.ts";
 
 interface Row {
   collection: string;
@@ -45,16 +47,22 @@ function toRecord(row: Row): DocumentRecord {
   };
 }
 
-/** The catalog in SQLite. Its documents table doubles as the embedded mode's durable queue. */
+/**
+ * The catalog in SQLite. Its documents table doubles as the embedded mode's durable queue.
+ * A write the filesystem refuses (no space, read-only) fails as a StorageError, whole.
+ */
 export class SqliteCatalog implements Catalog {
   readonly #db: Db;
   readonly #stmt;
   readonly #commit: GroupCommit;
+  /** The file, as error details name it. */
+  readonly #place: string;
 
   /** `commit` may be shared with other stores on the same connection (one commit for all). */
   constructor(db: Db, commit = new GroupCommit(db)) {
     this.#db = db;
     this.#commit = commit;
+    this.#place = path.basename(db.name);
     this.#stmt = {
       addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
       addFields: db.prepare<[string, string]>("INSERT OR IGNORE INTO collection_fields (collection, field) SELECT ?, key FROM json_each(?)"),
@@ -167,36 +175,39 @@ export class SqliteCatalog implements Catalog {
 
   /** Takes up to `limit` queued documents, oldest first, and marks them processing. */
   claimQueued(limit: number): IngestJob[] {
-    return this.#stmt.claim
-      .all(new Date().toISOString(), limit)
+    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit))
       .map((r) => ({ collection: r.collection, docId: r.doc_id, version: r.version, jobId: r.job_id }));
   }
 
   /** After a crash, whatever was being processed is queued again (indexing is idempotent). */
   requeueProcessing(): number {
-    return this.#stmt.requeue.run().changes;
+    return writing(this.#place, () => this.#stmt.requeue.run().changes);
   }
 
   release(jobs: IngestJob[]): void {
     if (jobs.length === 0) return;
-    this.#db.transaction(() => {
-      for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
-    }).immediate();
+    writing(this.#place, () =>
+      this.#db.transaction(() => {
+        for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
+      }).immediate(),
+    );
   }
 
   async delete(collection: string, docId: string) {
-    const row = this.#stmt.delete.get(collection, docId);
+    const row = writing(this.#place, () => this.#stmt.delete.get(collection, docId));
     return row ? toRecord(row) : null;
   }
 
   async deleteCollection(collection: string) {
-    return this.#db.transaction(() => {
-      const removed = this.#stmt.deleteDocs.run(collection).changes;
-      this.#stmt.deleteCollection.run(collection);
-      this.#stmt.deleteCounts.run(collection);
-      this.#stmt.deleteFields.run(collection);
-      return removed;
-    }).immediate();
+    return writing(this.#place, () =>
+      this.#db.transaction(() => {
+        const removed = this.#stmt.deleteDocs.run(collection).changes;
+        this.#stmt.deleteCollection.run(collection);
+        this.#stmt.deleteCounts.run(collection);
+        this.#stmt.deleteFields.run(collection);
+        return removed;
+      }).immediate(),
+    );
   }
 
   async collectionExists(collection: string) {

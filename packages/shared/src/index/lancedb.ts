@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { access } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import type { ChunkInput, DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
@@ -9,6 +11,7 @@ import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts
 import { documentsWhere, findHeads, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
+import { storageError } from "../storage-errors.ts";
 
 export interface LanceIndexOptions {
   dir: string;
@@ -36,6 +39,8 @@ export interface LanceIndexOptions {
 }
 
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
+/** The index's folder, as error details name it. */
+const INDEX_PLACE = "index/";
 type Key = { collection: string; docId: string };
 const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
 
@@ -66,6 +71,8 @@ export class LanceSearchIndex implements SearchIndex {
   #nextAfterRows = 0;
   #lastCommit = 0;
   #maintaining: Promise<unknown> | null = null;
+  /** Whether the last maintenance run failed (its failure was logged). */
+  #maintenanceFailing = false;
   #timer: NodeJS.Timeout | null = null;
   /**
    * A sole writer's record of every document the table may hold: hashes of their keys, read
@@ -97,11 +104,13 @@ export class LanceSearchIndex implements SearchIndex {
     return (await this.#opened).table;
   }
 
-  /** Runs `write` after this instance's earlier writes. */
   /**
    * Runs `write` after this instance's earlier writes. A write whose commit conflicts with one
    * made meanwhile (maintenance compacting the fragments a merge reads, another process) is run
-   * again from the start: each write reads what it needs, so running it again is safe.
+   * again from the start: each write reads what it needs, so running it again is safe. A write
+   * the filesystem refuses (no space, read-only files) fails as a StorageError; LanceDB writes a
+   * version's files before the manifest that makes them visible, so a refused commit changes
+   * nothing a reader sees, and each document stays whole in its old version or its new one.
    */
   #serial<T>(write: (table: Table) => Promise<T>): Promise<T> {
     const attempt = async (): Promise<T> => {
@@ -109,9 +118,8 @@ export class LanceSearchIndex implements SearchIndex {
         try {
           return await write(await this.#table());
         } catch (err) {
-          if (n >= 8 || !isCommitConflict(err)) throw err;
+          if (n >= 8 || !isCommitConflict(err)) throw storageError(err, INDEX_PLACE) ?? err;
           await sleep(50 * n); // most conflicts are with a maintenance run's compaction: let it finish
-
         }
       }
     };
@@ -330,16 +338,32 @@ export class LanceSearchIndex implements SearchIndex {
     const due = this.#commits > 0 ? enoughRows || (timer && paused) : timer && cleanupDue;
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
-      (stats) => this.#options.logger?.info({ stats }, "search index maintained"),
-      (err: unknown) => this.#options.logger?.warn({ err }, "search index maintenance failed; will retry"),
+      (stats) => {
+        this.#maintenanceFailing = false;
+        this.#options.logger?.info({ stats }, "search index maintained");
+      },
+      (err: unknown) => {
+        // What it was to fold in is still there (its counts were reset as it started): the timer
+        // runs it again, once DATA_DIR has room again, say. Said once per run of failures; the
+        // next success is logged.
+        this.#commits = Math.max(this.#commits, 1);
+        if (!this.#maintenanceFailing) this.#options.logger?.warn({ err: storageError(err, INDEX_PLACE) ?? err }, "search index maintenance failed; the timer retries it");
+        this.#maintenanceFailing = true;
+      },
     ).finally(() => {
       this.#maintaining = null;
     });
     await this.#maintaining;
   }
 
+  /** Fails when the table cannot be read, or its folder cannot be written (read-only: a StorageError). */
   async ping(): Promise<void> {
     await (await this.#table()).countRows("false");
+    try {
+      await access(this.#options.dir, constants.W_OK);
+    } catch (err) {
+      throw storageError(err, INDEX_PLACE) ?? err;
+    }
   }
 
   async close(): Promise<void> {

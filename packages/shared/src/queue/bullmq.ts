@@ -1,11 +1,14 @@
-import { Queue, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
 import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
-import { UnavailableError } from "../errors.ts";
+import { StorageError, UnavailableError } from "../errors.ts";
 import { QUEUES, parseJob, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../jobs.ts";
 
 const ingest = QUEUES.ingest;
+
+/** How long a job waits after DATA_DIR refused its writes (full, read-only) before it runs again. */
+export const STORAGE_RETRY_MS = 5000;
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -57,7 +60,7 @@ export class BullQueue implements JobQueue {
     const lockDuration = this.#options.lockMs ?? 10_000;
     const connection = new Redis(this.#options.redisUrl, { maxRetriesPerRequest: null });
     connection.on("error", (err) => this.#options.logger.warn({ err: err.message }, "redis (worker) error"));
-    this.#worker = new Worker(ingest.name, (job) => this.#process(job, handler), {
+    this.#worker = new Worker(ingest.name, (job, token) => this.#process(job, token, handler), {
       connection,
       prefix: this.#options.prefix,
       concurrency: this.#options.concurrency,
@@ -71,7 +74,7 @@ export class BullQueue implements JobQueue {
     );
   }
 
-  async #process(job: Job, handler: JobHandler<"ingest">): Promise<void> {
+  async #process(job: Job, token: string | undefined, handler: JobHandler<"ingest">): Promise<void> {
     // A retry can never fix a malformed payload: drop it (the job completes), log it, count it.
     const payload = parseJob("ingest", job.data, job.id, (queue, detail) => {
       this.#options.logger.warn({ queue, ...detail }, "dropped a malformed ingestion job");
@@ -80,12 +83,21 @@ export class BullQueue implements JobQueue {
     if (!payload) return;
     const attempts = job.opts.attempts ?? 1;
     const finalAttempt = job.attemptsMade + 1 >= attempts;
-    // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
-    // batch: one index transaction and one catalog commit instead of one per document.
-    await new Promise<void>((resolve, reject) => {
-      if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
-      this.#batch.push({ job: payload, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
-    });
+    try {
+      // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
+      // batch: one index transaction and one catalog commit instead of one per document.
+      await new Promise<void>((resolve, reject) => {
+        if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
+        this.#batch.push({ job: payload, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
+      });
+    } catch (err) {
+      if (!(err instanceof StorageError)) throw err;
+      // DATA_DIR full or read-only: the job runs again later, for as long as that lasts, and
+      // spends no attempt (a delayed job keeps its count), so it is never given up on for it.
+      this.#options.logger.warn({ jobId: job.id, err: err.message }, "ingestion job waits for storage");
+      await job.moveToDelayed(Date.now() + STORAGE_RETRY_MS, token);
+      throw new DelayedError();
+    }
   }
 
   async #flush(handler: JobHandler<"ingest">): Promise<void> {

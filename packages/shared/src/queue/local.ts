@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../jobs.ts";
@@ -12,10 +13,16 @@ export interface QueueTable {
   ping(): Promise<void>;
 }
 
+const PAUSE_MS = 1000;
+const PAUSE_MAX_MS = 8000;
+
 /**
  * The embedded mode's queue: the catalog's documents table is the queue, so whatever was
  * accepted survives a crash. `enqueue` only wakes the consumer (here, or through `notify` in
  * the thread that consumes); `start` first re-queues what a dead process left in `processing`.
+ * A batch that fails goes back to the queue and is tried again after a pause, without end:
+ * while DATA_DIR is full, documents wait in the queue, and are indexed once space returns. The
+ * consumer itself outlives any failure (of the catalog's claims and releases too).
  */
 export class LocalQueue implements JobQueue {
   readonly #catalog: QueueTable;
@@ -27,6 +34,9 @@ export class LocalQueue implements JobQueue {
   #wake: (() => void) | null = null;
   #running = false;
   #loop: Promise<void> | null = null;
+  readonly #stopping = new AbortController();
+  /** Failures in a row (batches, claims, releases), for the pause after the next one. */
+  #failures = 0;
 
   constructor(
     catalog: QueueTable,
@@ -69,9 +79,9 @@ export class LocalQueue implements JobQueue {
   }
 
   async #consume(handlers: JobHandlers): Promise<void> {
-    const requeued = await this.#catalog.requeueProcessing();
-    if (requeued > 0) this.#logger.info({ requeued }, "re-queued documents left in processing");
-    let next = this.#catalog.claimQueued(this.#batchSize);
+    const requeued = await this.#retrying("cannot re-queue documents left in processing", () => this.#catalog.requeueProcessing());
+    if (requeued) this.#logger.info({ requeued }, "re-queued documents left in processing");
+    let next = this.#claim();
     const running = new Set<Promise<void>>();
     while (this.#running) {
       const rows = await next;
@@ -85,11 +95,11 @@ export class LocalQueue implements JobQueue {
           };
         });
         this.#wake = null;
-        next = this.#catalog.claimQueued(this.#batchSize);
+        next = this.#claim();
         continue;
       }
       // Claim the next batch while this one is handled, so the worker never waits for it.
-      next = this.#catalog.claimQueued(this.#batchSize);
+      next = this.#claim();
       const jobs = this.#valid(rows);
       if (jobs.length === 0) continue;
       // Up to `#inFlight` batches at once: one is prepared (extracted, chunked: JavaScript) while
@@ -102,22 +112,64 @@ export class LocalQueue implements JobQueue {
     }
     await Promise.all(running);
     // Hand back what was claimed ahead but not handled.
-    await this.#catalog.release(this.#valid(await next));
+    await this.#release(this.#valid(await next));
   }
 
+  /** The next batch of rows (none once stopped); never rejects. */
+  #claim(): Promise<unknown[]> {
+    return this.#retrying("cannot claim queued documents", () => this.#catalog.claimQueued(this.#batchSize)).then((rows) => rows ?? []);
+  }
+
+  /** Never rejects: a failed batch goes back to the queue, to be claimed again after a pause. */
   async #handle(handlers: JobHandlers, jobs: IngestJob[]): Promise<void> {
     try {
       // The table keeps a failed batch queued for the next start, so no attempt is final.
       await handlers.ingest(jobs, { finalAttempt: false });
+      this.#failures = 0;
     } catch (err) {
       this.#logger.error({ err, jobs: jobs.length }, "ingestion batch failed; re-queueing");
-      await this.#catalog.release(jobs);
-      await new Promise((r) => setTimeout(r, 1000));
+      await this.#release(jobs);
+      await this.#pause();
     }
+  }
+
+  /** Puts claimed jobs back in the queue; never rejects. Jobs a stop leaves in processing are re-queued at the next start. */
+  async #release(jobs: IngestJob[]): Promise<void> {
+    if (jobs.length === 0) return;
+    const released = await this.#retrying("cannot re-queue documents", async () => {
+      await this.#catalog.release(jobs);
+      return true;
+    });
+    if (!released) this.#logger.warn({ jobs: jobs.length }, "documents left in processing; the next start re-queues them");
+  }
+
+  /**
+   * Runs `step` until it succeeds, pausing after each failure (a catalog that cannot be
+   * written: DATA_DIR full, say), and returns its result; undefined when stopped first.
+   */
+  async #retrying<T>(what: string, step: () => T | Promise<T>): Promise<T | undefined> {
+    for (;;) {
+      try {
+        return await step();
+      } catch (err) {
+        if (!this.#running) return undefined;
+        this.#logger.error({ err }, `${what}; trying again`);
+        await this.#pause();
+        if (!this.#running) return undefined;
+      }
+    }
+  }
+
+  /** After a failure: 1 s, doubled with each failure in a row up to 8 s, cut short by stop(). */
+  async #pause(): Promise<void> {
+    const ms = Math.min(PAUSE_MAX_MS, PAUSE_MS * 2 ** this.#failures);
+    this.#failures = Math.min(this.#failures + 1, 10);
+    await sleep(ms, undefined, { signal: this.#stopping.signal }).catch(() => {});
   }
 
   async stop(): Promise<void> {
     this.#running = false;
+    this.#stopping.abort();
     this.#wake?.();
     await this.#loop;
   }

@@ -1,4 +1,6 @@
+import path from "node:path";
 import type { Db } from "./db.ts";
+import { storageError } from "../storage-errors.ts";
 
 interface Pending {
   work: () => unknown;
@@ -9,15 +11,21 @@ interface Pending {
 /**
  * Group commit for one connection: every write submitted during one turn of the event loop
  * runs in a single transaction, so concurrent requests share one commit instead of paying one
- * each. If the transaction fails, each write is retried alone so that one bad write fails
- * only its own caller.
+ * each, and they run in the order they were submitted. If the transaction fails, each write is
+ * retried alone so that one bad write fails only its own caller; but when the filesystem
+ * refuses it (no space, read-only), every write of the group fails with the StorageError and
+ * nothing of it is written, so writes submitted together (a bulk load's records) are kept all
+ * or none.
  */
 export class GroupCommit {
   readonly #db: Db;
+  /** The file, as error details name it. */
+  readonly #place: string;
   #pending: Pending[] = [];
 
   constructor(db: Db) {
     this.#db = db;
+    this.#place = path.basename(db.name);
   }
 
   run<R>(work: () => R): Promise<R> {
@@ -37,12 +45,17 @@ export class GroupCommit {
     let results: unknown[];
     try {
       results = this.#db.transaction(() => batch.map((p) => p.work())).immediate();
-    } catch {
+    } catch (err) {
+      const refused = storageError(err, this.#place);
+      if (refused) {
+        for (const p of batch) p.reject(refused);
+        return;
+      }
       for (const p of batch) {
         try {
           p.resolve(this.#db.transaction(p.work).immediate());
         } catch (err) {
-          p.reject(err);
+          p.reject(storageError(err, this.#place) ?? err);
         }
       }
       return;
