@@ -72,9 +72,13 @@ export class FsBlobStore implements BlobStore {
     this.#ownsDb = !options.shared;
     if (options.shared) options.shared.db.exec(SMALL_SCHEMA);
     this.#db = options.shared?.db ?? openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
-    // Tables made before blobs were compressed get the column; their rows stay raw (0).
-    const columns = this.#db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('blobs')").all();
-    if (!columns.some((c) => c.name === "enc")) this.#db.exec("ALTER TABLE blobs ADD COLUMN enc INTEGER NOT NULL DEFAULT 0");
+    // Tables made before blobs were compressed get the column; their rows stay raw (0). Checked
+    // and added in one write transaction, so two processes opening the same file add it once.
+    const db = this.#db;
+    db.transaction(() => {
+      const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('blobs')").all();
+      if (!columns.some((c) => c.name === "enc")) db.exec("ALTER TABLE blobs ADD COLUMN enc INTEGER NOT NULL DEFAULT 0");
+    }).immediate();
     this.#commit = options.shared?.commit ?? new GroupCommit(this.#db);
     this.#stmt = {
       put: this.#db.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data, enc = excluded.enc"),
