@@ -35,7 +35,7 @@ export function doctorRoutes(ctx: AppContext): Route[] {
           unrepairable: { raw_copy_missing: 0 },
           examples: [
             { kind: "index_missing", collection_name: "kb", doc_id: "a1b2c3", detail: "ready with 4 chunks in version 2, and the index holds none", action: "queued for indexing again" },
-            { kind: "blob_orphan", collection_name: "kb", doc_id: null, detail: "blob kb/0196b9d8/0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10, made 2025-05-06T09:12:44.087Z, is named by no document", action: "deleted" },
+            { kind: "blob_orphan", collection_name: "kb", doc_id: null, detail: "blob kb/0196b9d8/0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10, made 2025-05-10T10:58:06.494Z, is named by no document", action: "deleted" },
           ],
           examples_omitted: 0,
           seconds: 0.8,
