@@ -16,7 +16,7 @@ import type { BlobStore, Catalog, DocumentRecord, IndexEntry, JobQueue, SearchIn
 import type { Logger } from "../logger.ts";
 import { NotFoundError } from "../errors.ts";
 import { KeySet, blobKeyTime } from "./keys.ts";
-import { DISAGREEMENTS, UNREPAIRABLE, judge, type Disagreement, type Finding, type Step, type Unrepairable } from "./judge.ts";
+import { DISAGREEMENTS, UNREPAIRABLE, chunks, judge, type Disagreement, type Finding, type Step, type Unrepairable } from "./judge.ts";
 
 export { DISAGREEMENTS, UNREPAIRABLE, type Disagreement, type Unrepairable } from "./judge.ts";
 
@@ -249,7 +249,7 @@ class Doctor {
     const { collection, docId, version } = entry;
     // Looked up again: a document loaded since the batch was read is no orphan.
     if (await this.#ports.catalog.get(collection, docId)) return;
-    const finding: Finding = { kind: "index_orphan", detail: `the index holds version ${version} with ${entry.chunks} chunks, the catalog has no such document`, steps: [] };
+    const finding: Finding = { kind: "index_orphan", detail: `the index holds version ${version} with ${chunks(entry.chunks)}, the catalog has no such document`, steps: [] };
     this.#report.found.index_orphan++;
     if (!this.#options.repair) return this.#example(collection, docId, finding, "none (report only)");
     if (this.#catalogEmpty) {

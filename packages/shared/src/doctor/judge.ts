@@ -68,7 +68,7 @@ export function judge({ record, entry, blobGone, jobLost }: Facts): Finding[] {
       const whole = entry !== undefined && entry.version === v && entry.chunks === record.chunks;
       if (blobGone && whole) findings.push({ kind: "raw_copy_missing", detail: `version ${v} is indexed whole, its raw copy ${record.blobKey} is gone`, steps: [] });
       else if (blobGone) findings.push({ kind: "blob_missing", detail: `ready, its raw copy ${record.blobKey} is gone and ${described(entry, record)}`, steps: [{ do: "mark_failed", reason: MISSING_BLOB_REASON }, ...dropIndexed] });
-      else if (!entry) findings.push({ kind: "index_missing", detail: `ready with ${record.chunks} chunks in version ${v}, and the index holds none`, steps: [{ do: "requeue" }] });
+      else if (!entry) findings.push({ kind: "index_missing", detail: `ready with ${chunks(record.chunks)} in version ${v}, and the index holds none`, steps: [{ do: "requeue" }] });
       else if (!whole) findings.push({ kind: "index_mismatch", detail: `ready; ${described(entry, record)}`, steps: [...dropIndexed, { do: "requeue" }] });
       break;
     }
@@ -83,5 +83,7 @@ export function judge({ record, entry, blobGone, jobLost }: Facts): Finding[] {
 
 function described(entry: IndexEntry | undefined, record: DocumentRecord): string {
   if (!entry) return "the index holds none of it";
-  return `the index holds version ${entry.version} with ${entry.chunks} chunks, the catalog says version ${record.version} with ${record.chunks}`;
+  return `the index holds version ${entry.version} with ${chunks(entry.chunks)}, the catalog says version ${record.version} with ${record.chunks}`;
 }
+
+export const chunks = (n: number) => `${n} chunk${n === 1 ? "" : "s"}`;
