@@ -25,6 +25,11 @@ interface Row {
 const COLUMNS =
   "collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, created_at, updated_at";
 
+/** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
+export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
+  WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
+  ORDER BY updated_at, id LIMIT @limit`;
+
 function toRecord(row: Row): DocumentRecord {
   return {
     collection: row.collection,
@@ -89,11 +94,7 @@ export class SqliteCatalog implements Catalog {
         `UPDATE documents SET status = 'queued', chunks = 0, error = NULL, queued_seq = @seq, updated_at = @now
          WHERE collection = @collection AND doc_id = @docId AND version = @version`,
       ),
-      pending: db.prepare<{ before: string; at: string; id: number; limit: number }, Row & { id: number }>(
-        `SELECT ${COLUMNS}, id FROM documents
-         WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
-         ORDER BY updated_at, id LIMIT @limit`,
-      ),
+      pending: db.prepare<{ before: string; at: string; id: number; limit: number }, Row & { id: number }>(PENDING_SQL),
       mark: db.prepare(
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
          WHERE collection = @collection AND doc_id = @docId AND version = @version`,
