@@ -68,6 +68,22 @@ try {
   const victims = Array.from({ length: DAMAGED }, (_, k) => `doc-${String(Math.floor(((k + 0.5) * N) / DAMAGED)).padStart(7, "0")}`);
   for (const id of victims) await index.deleteDocument(c, id);
 
+  // The workers' lost-job query (listPending), among the 200,000: 1,000 documents still queued.
+  for (let i = 0; i < 1000; i++) {
+    const job = jobId(N + i);
+    await blobs.put(blobKeyFor(c, job), Buffer.from("x"));
+    await catalog.accept({ collection: c, docId: `pending-${i}`, jobId: job, metadata: {}, filename: null, contentType: "text/plain", blobKey: blobKeyFor(c, job), size: 1, sha256: "0".repeat(64) });
+  }
+  const future = new Date(Date.now() + 60_000).toISOString();
+  const q = performance.now();
+  let cursor: string | null = null;
+  let pages = 0;
+  do {
+    cursor = (await catalog.listPending(future, 200, cursor)).next;
+    pages++;
+  } while (cursor !== null);
+  console.log(`listPending: ${pages} pages of up to 200 pending documents among ${fmt(N + 1000)}, ${fmt((performance.now() - q) / pages, 2)} ms a page`);
+
   global.gc?.();
   const base = process.memoryUsage();
   let peakRss = base.rss;
@@ -82,7 +98,7 @@ try {
   const seconds = (performance.now() - t) / 1000;
   clearInterval(sampler);
   console.log(`found: ${JSON.stringify(report.found)} (${DAMAGED} documents' chunks deleted)`);
-  console.log(`checked ${fmt(report.checked.documents)} records, ${fmt(report.checked.indexDocuments)} index documents, ${fmt(report.checked.blobs)} raw copies`);
+  console.log(`checked ${fmt(report.checked.documents)} records (${fmt(N)} ready, 1,000 queued), ${fmt(report.checked.indexDocuments)} index documents, ${fmt(report.checked.blobs)} raw copies`);
   console.log(
     `doctor over ${fmt(N)} documents: ${fmt(seconds, 1)} s (${fmt(N / seconds)} documents/s); ` +
     `heap ${fmt(base.heapUsed / MB)} MB before, at most ${fmt(peakHeap / MB)} MB during; RSS ${fmt(base.rss / MB)} MB before, at most ${fmt(peakRss / MB)} MB during`,
