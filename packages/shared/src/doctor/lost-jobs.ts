@@ -34,8 +34,9 @@ export async function recoverLostJobs(ports: RecoveryPorts, options: RoundOption
   let cursor = options.cursor;
   let checked = 0;
   let resubmitted = 0;
-  for (let pages = Math.ceil(options.limit / PAGE); pages > 0; pages--) {
-    const page = await catalog.listPending(before, PAGE, cursor);
+  const size = Math.max(1, Math.min(PAGE, options.limit));
+  for (let pages = Math.ceil(options.limit / size); pages > 0; pages--) {
+    const page = await catalog.listPending(before, size, cursor);
     checked += page.items.length;
     const lost = await Promise.all(page.items.map(async (d) => !(await queue.isPending(d.jobId))));
     for (const [i, d] of page.items.entries()) {
