@@ -116,8 +116,9 @@ async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<bool
 
 /**
  * The current record and raw bytes of a job, or null when the job is superseded or its version
- * already settled: a job queued twice (the recovery of lost jobs racing a job that was only
- * slow) indexes the version once, and the second run does nothing.
+ * already settled: a job queued again after its version was indexed (the recovery of lost jobs
+ * behind a job that was only slow) does nothing. Two runs that overlap both write the version,
+ * and the index keeps one copy of each chunk (deterministic chunk ids).
  */
 async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
   const record = await deps.catalog.get(job.collection, job.docId);
