@@ -4,8 +4,9 @@
  * its job (Redis restarted empty, or a job removed by hand) gets its job back. The doctor's
  * `job_lost` check, made cheap enough to run every minute: a catalog query by status and age
  * (indexed), one queue look-up per candidate, a bounded number a round. Several workers may run
- * it at once: resubmitting is idempotent (JobQueue.resubmit), and a job that runs twice indexes
- * its version once (the pipeline skips settled versions).
+ * it at once: resubmitting is idempotent (JobQueue.resubmit), a job that runs after its version
+ * settled does nothing (the pipeline skips it), and two overlapping runs leave one copy of each
+ * chunk (the index's chunk ids are deterministic).
  */
 import type { Catalog, JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
