@@ -109,6 +109,7 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
       ["POST", "/load_document_to_collection", { query: { collection_name: b1 }, form: uploadForm() }],
       ["DELETE", "/delete_document_from_collection", { query: { collection_name: b1, id_value: "b1-doc" } }],
       ["DELETE", "/delete_collection", { query: { collection_name: b1 } }],
+      ["POST", "/doctor", { query: { collection_name: b1, repair: "true" } }],
       // Not there at all: still 403, so a token cannot probe which collections exist.
       ["GET", "/get_list_of_documents_names", { query: { collection_name: "team-b-nonexistent" } }],
     ];

@@ -98,6 +98,7 @@ const OPS = {
   status: (t: Target, p: Parts = {}) => http(t, "GET", "/get_document_status", { ...p, query: { collection_name: t.collection, id_value: t.docId, ...p.query } }),
   delete_document: (t: Target, p: Parts = {}) => http(t, "DELETE", "/delete_document_from_collection", { ...p, query: { collection_name: t.collection, id_value: "no-such-doc", ...p.query } }),
   delete_collection: (t: Target, p: Parts = {}) => http(t, "DELETE", "/delete_collection", { ...p, query: { collection_name: "no-such-collection", ...p.query } }),
+  doctor: (t: Target, p: Parts = {}) => http(t, "POST", "/doctor", { ...p, query: { collection_name: "no-such-collection", ...p.query } }),
 };
 type Op = keyof typeof OPS;
 const ALL_OPS = Object.keys(OPS) as Op[];
@@ -110,7 +111,7 @@ const BAD_NAMES = [
   "../etc", "../../etc/passwd", "..%2F..%2Fetc", "a/b", "a%2Fb", "a\\b", "a%5Cb", "a b", "a\tb", ".", "..", "", "x".repeat(10_000),
   "a".repeat(65), "a\u0000b", "\u0000", "é", "' OR 1=1 --", "\") OR true --", "a`b", "a%b", "a*", "a:b", "-a", "_a", "a\nb",
 ];
-const NAME_OPS: Op[] = ["load_document", "load_text", "load_texts", "tag_get", "tag_post", "list_documents", "status", "delete_document", "delete_collection"];
+const NAME_OPS: Op[] = ["load_document", "load_text", "load_texts", "tag_get", "tag_post", "list_documents", "status", "delete_document", "delete_collection", "doctor"];
 for (const op of NAME_OPS) for (const name of BAD_NAMES) add(op, `collection_name ${JSON.stringify(name.slice(0, 20))}`, 400, (t) => OPS[op](t, { query: { collection_name: name } }));
 // A search's names are split at commas and trimmed; these stay invalid after that.
 for (const name of BAD_NAMES.filter((n) => /[^A-Za-z0-9_\-\s,]|^[_-]|^\s*$|.{65}/.test(n.trim()))) {
@@ -157,7 +158,7 @@ const BROKEN_JSON: [string, string | Buffer][] = [
 ];
 const JSON_OPS: Op[] = ["load_text", "load_texts", "search_post", "tag_post", "search_get", "tag_get"];
 for (const op of JSON_OPS) for (const [name, body] of BROKEN_JSON) add(op, `body: ${name}`, 400, (t) => OPS[op](t, { body, contentType: JSON_TYPE }));
-for (const op of ["list_documents", "list_collections", "status", "delete_document", "delete_collection"] as Op[]) {
+for (const op of ["list_documents", "list_collections", "status", "delete_document", "delete_collection", "doctor"] as Op[]) {
   add(op, "a JSON body to an operation that takes none", 400, (t) => OPS[op](t, json({ collection_name: "x" })));
   add(op, "100,000 nested arrays to an operation that takes none", 400, (t) => OPS[op](t, { body: deepArrays(100_000), contentType: JSON_TYPE }));
 }
@@ -243,6 +244,8 @@ add("delete_document", "no collection_name", 400, (t) => OPS.delete_document(t, 
 add("delete_document", "an unknown document", 404, (t) => OPS.delete_document(t));
 add("delete_collection", "an unknown collection", 404, (t) => OPS.delete_collection(t));
 add("delete_collection", "no collection_name", 400, (t) => OPS.delete_collection(t, { query: { collection_name: undefined } }));
+for (const repair of ["yes", "2", "TRUE", "true,true", "null"]) add("doctor", `repair ${JSON.stringify(repair)}`, 400, (t) => OPS.doctor(t, { query: { repair } }));
+add("doctor", "an unknown parameter", 400, (t) => OPS.doctor(t, { query: { fix: "true" } }));
 
 // Every error of FILTERS.md, as a search filter and as a tag filter, in the query string and in a body.
 const BAD_FILTERS = [
@@ -267,12 +270,12 @@ for (const op of ALL_OPS.filter((o) => o !== "list_collections")) {
   const param = op.startsWith("search") ? "query" : op === "status" || op === "delete_document" ? "id_value" : "collection_name";
   add(op, `${param} percent-encoding bytes that are not UTF-8`, 400, (t) => {
     const [path, rest] = pathOf(op);
-    const body = op === "load_document" ? { body: form([["file", textFile()]]) } : methodOf(op) === "POST" ? json(op === "load_text" ? { text: "x" } : op === "load_texts" ? { documents: [{ text: "x" }] } : {}) : {};
+    const body = op === "load_document" ? { body: form([["file", textFile()]]) } : methodOf(op) === "POST" && op !== "doctor" ? json(op === "load_text" ? { text: "x" } : op === "load_texts" ? { documents: [{ text: "x" }] } : {}) : {};
     return http(t, methodOf(op), `${path}?${rest}${param}=%FF%FEa%C3%28`, body);
   });
 }
 function methodOf(op: Op): string {
-  return op.startsWith("delete") ? "DELETE" : op.startsWith("load") || op.endsWith("post") ? "POST" : "GET";
+  return op.startsWith("delete") ? "DELETE" : op.startsWith("load") || op.endsWith("post") || op === "doctor" ? "POST" : "GET";
 }
 function pathOf(op: Op): [string, string] {
   const table: Record<Op, [string, string]> = {
@@ -280,6 +283,7 @@ function pathOf(op: Op): [string, string] {
     search_get: ["/get_relevant_documents", ""], search_post: ["/get_relevant_documents", ""], tag_get: ["/get_content_by_tag", "collection_name=x&"],
     tag_post: ["/get_content_by_tag", "collection_name=x&"], list_documents: ["/get_list_of_documents_names", ""], list_collections: ["/get_list_of_collection", ""],
     status: ["/get_document_status", "collection_name=x&"], delete_document: ["/delete_document_from_collection", "collection_name=x&"], delete_collection: ["/delete_collection", ""],
+    doctor: ["/doctor", ""],
   };
   return table[op];
 }

@@ -72,7 +72,7 @@ for (const mode of ["embedded", "distributed"] as Mode[]) {
       it("tries at least 300 malformed requests, across every operation", () => {
         expect(CASES.length).toBeGreaterThanOrEqual(300);
         const ops = new Set(CASES.map((c) => c.op));
-        for (const op of ["load_document", "load_text", "load_texts", "search_get", "search_post", "tag_get", "tag_post", "list_documents", "list_collections", "status", "delete_document", "delete_collection", "http"]) {
+        for (const op of ["load_document", "load_text", "load_texts", "search_get", "search_post", "tag_get", "tag_post", "list_documents", "list_collections", "status", "delete_document", "delete_collection", "doctor", "http"]) {
           expect(ops, op).toContain(op);
         }
         console.log(`hostile input: ${CASES.length} malformed requests (${CASES.filter((c) => !c.costly).length} in every mode), ${ops.size} operations`);

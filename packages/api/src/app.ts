@@ -9,6 +9,7 @@ import { searchRoutes } from "./routes/search.ts";
 import { collectionRoutes } from "./routes/collections.ts";
 import { documentRoutes } from "./routes/documents.ts";
 import { healthRoutes } from "./routes/health.ts";
+import { doctorRoutes } from "./routes/doctor.ts";
 import { docsAssets, docsRoutes } from "./routes/docs.ts";
 import { corsHandler, securityHeaders } from "./security.ts";
 import { wellFormed } from "./well-formed.ts";
@@ -51,7 +52,7 @@ export function createApp(ctx: AppContext): Express {
   app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
-  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...doctorRoutes(ctx), ...healthRoutes(ctx), metrics.route];
   const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
   const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
   mountRoutes(app, ctx, all);

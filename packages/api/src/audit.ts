@@ -1,7 +1,7 @@
 import type { Request } from "express";
 
 /** The values of the `audit` field: stable, so that log pipelines can select on them. */
-export type AuditEvent = "token.refused" | "access.denied" | "document.deleted" | "collection.deleted";
+export type AuditEvent = "token.refused" | "access.denied" | "document.deleted" | "collection.deleted" | "doctor.repaired";
 
 /**
  * Writes one audit line: `audit` names the event, `req_id` the request, `principal` who made it

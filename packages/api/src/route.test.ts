@@ -30,6 +30,7 @@ const SCOPES: Record<string, Scope | undefined> = {
   "POST /load_texts_to_collection": "write",
   "DELETE /delete_document_from_collection": "write",
   "DELETE /delete_collection": "admin",
+  "POST /doctor": "admin",
   "GET /healthz": undefined,
   "GET /readyz": undefined,
   "GET /openapi.json": undefined,
@@ -51,6 +52,7 @@ const naming = (c: string): Record<string, { query: Record<string, string>; body
   "POST /load_texts_to_collection": { query: { collection_name: c }, body: { documents: [{ text: "t" }] } },
   "DELETE /delete_document_from_collection": { query: { collection_name: c, id_value: "d1" } },
   "DELETE /delete_collection": { query: { collection_name: c } },
+  "POST /doctor": { query: { collection_name: c } },
 });
 
 interface Operation {

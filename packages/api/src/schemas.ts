@@ -3,7 +3,7 @@
  * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
  */
 import { z } from "zod";
-import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, metadataJsonSchema, tooDeep } from "@docstore/shared";
+import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DISAGREEMENTS, DOC_ID, DOC_ID_RULE, UNREPAIRABLE, metadataJsonSchema, tooDeep } from "@docstore/shared";
 import { unknownKeys } from "./keys.ts";
 
 const NAME_ACCEPTED = `expected a collection name: ${COLLECTION_NAME_RULE}`;
@@ -256,6 +256,38 @@ export const collectionListResponse = z.object({
 
 export const deleteDocumentResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), doc_id: z.string() });
 export const deleteCollectionResponse = z.object({ deleted: z.literal(true), collection_name: z.string(), documents: z.number().int() });
+
+export const doctorQuery = z.object({
+  repair: flag.optional().describe("`true` (or `1`, or empty): repair what disagrees; default: report only"),
+  collection_name: collectionName.optional().describe("check this collection only; default: every collection the token may use"),
+});
+
+const count = z.number().int().min(0);
+const perKind = <K extends string>(kinds: Record<K, string>, what: string) =>
+  z.object(Object.fromEntries(Object.entries(kinds).map(([k, meaning]) => [k, count.describe(meaning as string)])) as Record<K, typeof count>).describe(what);
+
+export const doctorResponse = z.object({
+  repair: z.boolean().describe("whether repairs were made (false: report only)"),
+  checked: z.object({
+    collections: count,
+    documents: count.describe("catalog records"),
+    index_documents: count.describe("documents the index holds"),
+    blobs: count.describe("raw copies in the blob store"),
+  }),
+  found: perKind(DISAGREEMENTS, "disagreements found, per kind"),
+  repaired: perKind(DISAGREEMENTS, "of those, the ones repaired"),
+  unrepaired: count.describe("disagreements found and not repaired (every one without `repair`): 0 means the stores agree, or agree now"),
+  unrepairable: perKind(UNREPAIRABLE, "found, but nothing can repair them (not counted in `unrepaired`)"),
+  examples: z.array(z.object({
+    kind: z.enum([...Object.keys(DISAGREEMENTS), ...Object.keys(UNREPAIRABLE)] as [string, ...string[]]),
+    collection_name: z.string(),
+    doc_id: z.string().nullable().describe("null for a raw copy no document names"),
+    detail: z.string().describe("what disagreed"),
+    action: z.string().describe("what was done, or why nothing was"),
+  })).describe("the first findings (at most 50), as examples; the counts cover all of them"),
+  examples_omitted: count.describe("findings left out of `examples`"),
+  seconds: z.number().min(0).describe("how long the run took"),
+});
 
 /**
  * RFC 9457 problem details, as problem.ts sends them. Open, as the RFC wants (clients ignore

@@ -4,7 +4,10 @@ import { ConnectionError, ProblemError } from "@docstore/client";
 import type { Context } from "./context.ts";
 import { UsageError } from "./load/mapping.ts";
 
-/** Exit codes: 0 all done, 1 something failed (a document, a request), 2 the command line was wrong. */
+/**
+ * Exit codes: 0 all done, 1 something failed (a document, a request; for `doctor`, disagreements
+ * remain unrepaired), 2 the command line was wrong.
+ */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 const integer = (min: number) => (value: string) => {
@@ -119,6 +122,16 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .action(async (name, flags) => {
       const { rmCollection } = await import("./commands/remove.ts");
       code = await rmCollection(context(), name, flags);
+    });
+
+  program
+    .command("doctor")
+    .description("check that catalog, raw copies and index agree, and with --repair repair what does not (an admin token; exit code 1 while disagreements remain)")
+    .option("--repair", "repair what disagrees (default: report only)", false)
+    .option("-c, --collection <name>", "check this collection only (default: every one the token may use)")
+    .action(async (flags) => {
+      const { doctor } = await import("./commands/doctor.ts");
+      code = await doctor(context(), flags);
     });
 
   program

@@ -18,6 +18,7 @@ export type ChunkPage = SuccessOf<"/get_document_chunks", "get">;
 export type Chunk = ChunkPage["chunks"][number];
 export type DocumentState = NonNullable<QueryOf<"/get_list_of_documents_names", "get">["status"]>;
 export type Readiness = SuccessOf<"/readyz", "get">;
+export type DoctorReport = SuccessOf<"/doctor", "post">;
 
 export interface LoadOptions {
   /** The document's id; else metadata.sys_id, else one the service makes. */
@@ -185,6 +186,14 @@ export class DocstoreClient {
     return this.#call("delete", "/delete_collection", { query: { collection_name: collection } });
   }
 
+  /**
+   * Checks that catalog, raw copies and index agree (an admin token); with `repair`, repairs
+   * what does not. Without `collection`, every collection the token may use.
+   */
+  doctor(opts: { repair?: boolean; collection?: string } = {}): Promise<DoctorReport> {
+    return this.#call("post", "/doctor", { query: { repair: flag(opts.repair), collection_name: opts.collection } });
+  }
+
   /** Closes the connections kept open for later requests (they never keep a process running). */
   close(): void {
     this.http.close();
@@ -218,6 +227,7 @@ export const OPERATIONS = {
   "get /get_document_chunks": "documentChunks",
   "delete /delete_document_from_collection": "deleteDocument",
   "delete /delete_collection": "deleteCollection",
+  "post /doctor": "doctor",
   "get /healthz": "health",
   "get /readyz": "ready",
 } as const satisfies Record<OperationKey, keyof DocstoreClient>;

@@ -9,6 +9,7 @@ export type {
   ContentPage,
   DocumentPage,
   DocumentStatus,
+  DoctorReport,
   FileInput,
   ListedDocument,
   LoadOptions,

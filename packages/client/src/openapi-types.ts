@@ -724,6 +724,83 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: {
+                    repair?: "0" | "1" | "true" | "false" | "";
+                    collection_name?: string;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            repair: boolean;
+                            checked: {
+                                collections: number;
+                                documents: number;
+                                index_documents: number;
+                                blobs: number;
+                            };
+                            found: {
+                                blob_missing: number;
+                                index_missing: number;
+                                index_mismatch: number;
+                                index_stale: number;
+                                index_orphan: number;
+                                job_lost: number;
+                                blob_orphan: number;
+                            };
+                            repaired: {
+                                blob_missing: number;
+                                index_missing: number;
+                                index_mismatch: number;
+                                index_stale: number;
+                                index_orphan: number;
+                                job_lost: number;
+                                blob_orphan: number;
+                            };
+                            unrepaired: number;
+                            unrepairable: {
+                                raw_copy_missing: number;
+                            };
+                            examples: {
+                                /** @enum {string} */
+                                kind: "blob_missing" | "index_missing" | "index_mismatch" | "index_stale" | "index_orphan" | "job_lost" | "blob_orphan" | "raw_copy_missing";
+                                collection_name: string;
+                                doc_id: string | null;
+                                detail: string;
+                                action: string;
+                            }[];
+                            examples_omitted: number;
+                            seconds: number;
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;

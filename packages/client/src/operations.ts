@@ -12,7 +12,8 @@ export type OperationKey = { [P in Path]: { [M in Method]: paths[P][M] extends u
 
 export type Operation<P extends Path, M extends Method> = Exclude<paths[P][M], undefined>;
 
-export type QueryOf<P extends Path, M extends Method> = Operation<P, M> extends { parameters: { query: infer Q } } ? Q : never;
+/** The query parameters (optional as a whole when each of them is). */
+export type QueryOf<P extends Path, M extends Method> = Operation<P, M> extends { parameters: { query?: infer Q } } ? Exclude<Q, undefined> : never;
 
 /** The JSON body; `requestBody?` when every field may come in the query string instead. */
 export type JsonBodyOf<P extends Path, M extends Method> = Operation<P, M> extends { requestBody?: { content: { "application/json": infer B } } } ? B : never;

@@ -28,6 +28,16 @@ describe("loadConfig", () => {
     expect(c.search.fusion).toEqual(DEFAULT_FUSION);
   });
 
+  it("reads the lost-job recovery's interval, which is its grace too, and refuses what is not one", () => {
+    expect(loadConfig({}).recovery).toEqual({ intervalMs: 60_000, lostAfterMs: 60_000 });
+    expect(loadConfig({ RECOVERY_INTERVAL_S: "5" }).recovery).toEqual({ intervalMs: 5_000, lostAfterMs: 5_000 });
+    // Off: workers run no recovery, and the doctor still calls a job lost after a minute.
+    expect(loadConfig({ RECOVERY_INTERVAL_S: "0" }).recovery).toEqual({ intervalMs: 0, lostAfterMs: 60_000 });
+    for (const bad of ["-1", "1.5", "abc", "86401"]) {
+      expect(() => loadConfig({ RECOVERY_INTERVAL_S: bad }), bad).toThrow(/RECOVERY_INTERVAL_S/);
+    }
+  });
+
   it("reads CORS_ORIGINS as a list of origins, or * alone", () => {
     expect(loadConfig({ CORS_ORIGINS: " https://app.example.com ,http://localhost:5173," }).http.corsOrigins).toEqual([
       "https://app.example.com",

@@ -121,6 +121,7 @@ const envSchema = z.object({
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
   WORKER_CONCURRENCY: int(1, 256).default(4),
   WORKER_METRICS_PORT: int(0, 65535).default(9464),
+  RECOVERY_INTERVAL_S: int(0, 86_400).default(60),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
   S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name").optional(),
@@ -201,6 +202,9 @@ export function loadConfig(env: Env) {
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MIN, redisUrl: e.QUEUE === "bullmq" ? e.REDIS_URL : null, prefix: e.REDIS_PREFIX },
     queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },
+    // A queued or processing document counts as lost once it went a whole interval (a minute
+    // when the timer is off: the doctor's check) without a change and without a job.
+    recovery: { intervalMs: e.RECOVERY_INTERVAL_S * 1000, lostAfterMs: (e.RECOVERY_INTERVAL_S || 60) * 1000 },
     blobStore: {
       kind: e.BLOB_STORE,
       dir: path.join(dataDir, "blobs"),

@@ -38,6 +38,8 @@ export type {
 } from "./ports.ts";
 export type { DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
 export { isCall, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
+export { runDoctor, DISAGREEMENTS, UNREPAIRABLE, type Disagreement, type DoctorExample, type DoctorOptions, type DoctorReport, type Unrepairable } from "./doctor/doctor.ts";
+export { startLostJobRecovery, type LostJobRecovery } from "./doctor/lost-jobs.ts";
 export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
 export { decodeCursor, documentCursor, encodeCursor } from "./domain/cursor.ts";

@@ -75,6 +75,8 @@ export interface Catalog {
   markProcessing(collection: string, docId: string, version: number): Promise<boolean>;
   markReady(collection: string, docId: string, version: number, chunks: number): Promise<boolean>;
   markFailed(collection: string, docId: string, version: number, error: string): Promise<boolean>;
+  /** Puts the version back to `queued` (to be indexed again), its chunks and error cleared. */
+  markQueued(collection: string, docId: string, version: number): Promise<boolean>;
   delete(collection: string, docId: string): Promise<DocumentRecord | null>;
   deleteCollection(collection: string): Promise<number>;
   collectionExists(collection: string): Promise<boolean>;
@@ -87,6 +89,12 @@ export interface Catalog {
   metadataFields(collections: readonly string[]): Promise<Set<string>>;
   /** A page in doc_id order; `next` is documentCursor(id of the last item) when more follow. */
   listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
+  /**
+   * Documents of every collection that are `queued` or `processing` and last changed before
+   * `before` (an ISO instant), oldest change first, a page at a time: where lost jobs are looked
+   * for. Indexed: a page costs about the same whatever the size of the catalog.
+   */
+  listPending(before: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -97,6 +105,16 @@ export interface JobQueue {
   start(handlers: JobHandlers): void;
   /** Jobs were added by another thread or process: look for them now (a no-op where the queue pushes them). */
   wake(): void;
+  /**
+   * Whether a job with this id waits, is delayed or runs: false once it finished, or when the
+   * queue lost it (Redis restarted empty). Where the catalog is the queue, always true.
+   */
+  isPending(jobId: string): Promise<boolean>;
+  /**
+   * Queues a job again whose run finished or was lost. A no-op, answering false, while a job
+   * with its id is pending: two callers racing leave one job.
+   */
+  resubmit(job: IngestJob): Promise<boolean>;
   /** Stops taking jobs and waits for the batch in flight. */
   stop(): Promise<void>;
   ping(): Promise<void>;
@@ -173,6 +191,27 @@ export interface ScanRequest {
   batch: number;
 }
 
+/** What the index holds of one document, for consistency checks. */
+export interface IndexEntry {
+  collection: string;
+  docId: string;
+  /** The newest version the index shows. */
+  version: number;
+  /**
+   * Its chunks in the index, of every version: the version's chunk count exactly when the index
+   * holds that version whole and nothing else of the document.
+   */
+  chunks: number;
+}
+
+/** Which documents an inventory covers: a collection's (or every one's), or only some of them. */
+export interface InventoryScope {
+  /** Null: every collection the index holds, those the catalog no longer knows included. */
+  collection: string | null;
+  /** Only these documents of `collection` (then each appears at most once). */
+  docIds?: readonly string[];
+}
+
 /** The searchable side: chunks with their document's metadata. */
 export interface SearchIndex {
   /**
@@ -201,6 +240,12 @@ export interface SearchIndex {
   scanDocuments(request: ScanRequest): AsyncIterable<IndexedDocument[]>;
   /** The chunks of the document's version indexed (of the newest, while two are), or null when none is. */
   documentChunks(collection: string, docId: string): Promise<DocumentChunks | null>;
+  /**
+   * One entry per document the scope holds, `batch` at a time, in no set order: ids, versions
+   * and counts only, never texts or vectors, with memory bounded by the batch. Without
+   * `docIds`, a document whose versions are being replaced meanwhile may appear twice.
+   */
+  inventory(scope: InventoryScope, batch: number): AsyncIterable<IndexEntry[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }

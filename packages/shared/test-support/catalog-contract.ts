@@ -273,5 +273,66 @@ export function describeCatalogContract(name: string, make: () => Promise<Catalo
       await expect(cat.listDocuments(c, 3, "not a cursor")).rejects.toBeInstanceOf(BadRequestError);
       expect(await cat.listDocuments(`${c}-none`, 3, null)).toEqual({ items: [], next: null });
     });
+
+    it("puts a settled version back in the queue, only while it is current", async () => {
+      await cat.accept(newDocument(c, "d"));
+      expect(await cat.markFailed(c, "d", 1, "boom")).toBe(true);
+      expect(await cat.markQueued(c, "d", 2)).toBe(false);
+      expect(await cat.markQueued(`${c}-none`, "d", 1)).toBe(false);
+      expect(await cat.markQueued(c, "d", 1)).toBe(true);
+      expect(await cat.get(c, "d")).toMatchObject({ version: 1, status: "queued", chunks: 0, error: null });
+      expect(await cat.markReady(c, "d", 1, 3)).toBe(true);
+      expect(await cat.markQueued(c, "d", 1)).toBe(true);
+      expect(await cat.get(c, "d")).toMatchObject({ status: "queued", chunks: 0 });
+      expect(await stats(c)).toEqual({ name: c, documents: 1, ready: 0, pending: 1, failed: 0 });
+    });
+
+    it("lists pending documents changed before an instant, oldest change first, a page at a time", async () => {
+      const tick = () => new Promise((r) => setTimeout(r, 3)); // distinct instants, so the order is the changes'
+      const pending = async (before: string, limit = 100) => {
+        const seen: string[] = [];
+        let cursor: string | null = null;
+        do {
+          const page = await cat.listPending(before, limit, cursor);
+          expect(page.items.length).toBeLessThanOrEqual(limit);
+          seen.push(...page.items.filter((d) => d.collection === c || d.collection === `${c}-x`).map((d) => `${d.collection === c ? "" : "x/"}${d.docId}:${d.status}`));
+          cursor = page.next;
+        } while (cursor !== null);
+        return seen;
+      };
+      for (const id of ["p1", "p2", "p3", "p4", "p5", "p6"]) {
+        await cat.accept(newDocument(c, id));
+        await tick();
+      }
+      await cat.accept(newDocument(`${c}-x`, "p1"));
+      await tick();
+      await cat.markReady(c, "p2", 1, 1);
+      await cat.markFailed(c, "p5", 1, "no");
+      await cat.delete(c, "p6");
+      await tick();
+      const cut = new Date().toISOString();
+      await tick();
+      await cat.markProcessing(c, "p3", 1);
+      await tick();
+      const late = (await cat.accept(newDocument(c, "p7"))).record;
+      await tick();
+      const v2 = await cat.accept(newDocument(c, "p4"));
+      await cat.rollback(v2.record, v2.previous); // p4 is back, as it was before: queued at its first instant
+      const p8 = await cat.accept(newDocument(c, "p8"));
+      await cat.rollback(p8.record, p8.previous);
+
+      const end = new Date(Date.now() + 60_000).toISOString();
+      expect(await pending(cut)).toEqual(["p1:queued", "p4:queued", "x/p1:queued"]);
+      expect(await pending(end)).toEqual(["p1:queued", "p4:queued", "x/p1:queued", "p3:processing", "p7:queued"]);
+      expect(await pending(end, 1)).toEqual(await pending(end));
+      expect(await pending(late.updatedAt)).toEqual(["p1:queued", "p4:queued", "x/p1:queued", "p3:processing"]);
+      await expect(cat.listPending(end, 3, "not a cursor")).rejects.toBeInstanceOf(BadRequestError);
+
+      // A dropped collection's documents are pending no more, nor are they when it is made again.
+      expect(await cat.deleteCollection(c)).toBe(6);
+      await cat.accept(newDocument(c, "p9"));
+      await cat.markReady(c, "p9", 1, 1);
+      expect(await pending(end)).toEqual(["x/p1:queued"]);
+    });
   });
 }

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it, beforeEach, afterEach } from "vitest";
 import { randomUUID } from "node:crypto";
-import type { IndexedDocument, SearchIndex } from "../src/ports.ts";
+import type { IndexEntry, IndexedDocument, SearchIndex } from "../src/ports.ts";
 import type { Metadata } from "../src/domain/metadata.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
 import { parseFilter } from "../src/filter/parse.ts";
@@ -317,6 +317,36 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
         expect.objectContaining({ docId: "p2", text: "item 2" }),
       ]);
       expect(await collect(index.scanDocuments({ collections: [`${c}-none`], filter: parseFilter(""), batch: 2 }))).toEqual([]);
+    });
+
+    it("inventories each document's newest version and chunk count, a batch at a time", async () => {
+      const { index } = fx;
+      const other = `${c}-x`;
+      const parts = (collection: string, docId: string, n: number, version = 1) => ({
+        doc: doc(collection, docId, Array.from({ length: n }, (_, i) => `part${i}`).join(" "), {}, version),
+        chunks: Array.from({ length: n }, (_, i) => ({ index: i, text: `part${i}`, start: i * 6, end: i * 6 + 5 })),
+      });
+      await index.indexDocuments([parts(c, "a", 3), parts(c, "b", 1, 4), parts(c, "c", 2, 2), parts(c, "d:1", 1), parts(other, "a", 2)]);
+      await index.indexDocuments([{ doc: doc(c, "empty", "", {}, 1), chunks: [] }]);
+      await index.indexDocuments([parts(c, "a", 1, 2)]); // a new version with fewer chunks replaces the old one whole
+      const ours = (entries: IndexEntry[]) =>
+        entries.filter((e) => e.collection === c || e.collection === other).sort((x, y) => (x.collection === y.collection ? (x.docId < y.docId ? -1 : 1) : x.collection === c ? -1 : 1));
+      const expected = [
+        { collection: c, docId: "a", version: 2, chunks: 1 },
+        { collection: c, docId: "b", version: 4, chunks: 1 },
+        { collection: c, docId: "c", version: 2, chunks: 2 },
+        { collection: c, docId: "d:1", version: 1, chunks: 1 },
+        { collection: c, docId: "empty", version: 1, chunks: 0 },
+      ];
+      const batches = await collect(index.inventory({ collection: c }, 2));
+      expect(batches.every((b) => b.length > 0 && b.length <= 2)).toBe(true);
+      expect(ours(batches.flat())).toEqual(expected);
+      expect(ours((await collect(index.inventory({ collection: null }, 3))).flat())).toEqual([...expected, { collection: other, docId: "a", version: 1, chunks: 2 }]);
+      expect(ours((await collect(index.inventory({ collection: c, docIds: ["c", "missing", "a", "c"] }, 10))).flat())).toEqual([expected[0], expected[2]]);
+      expect(await collect(index.inventory({ collection: `${c}-none` }, 10))).toEqual([]);
+      await index.deleteDocument(c, "a");
+      await index.deleteDocument(other, "a");
+      expect(ours((await collect(index.inventory({ collection: null }, 100))).flat())).toEqual(expected.slice(1));
     });
   });
 }

@@ -1,10 +1,10 @@
 /**
  * The worker process of the distributed mode, and its composition root: consumes BullMQ
  * ingestion jobs with the same pipeline the embedded mode runs in a thread, and serves its
- * metrics. SIGTERM finishes the jobs in flight; jobs not yet taken stay in Redis for the
- * other workers.
+ * metrics, and every RECOVERY_INTERVAL_S queues again the jobs the queue lost (doctor/lost-jobs.ts).
+ * SIGTERM finishes the jobs in flight; jobs not yet taken stay in Redis for the other workers.
  */
-import { claimDataDir, ConfigError, configOrExit, createLogger, createServices, onShutdown, orExit } from "@docstore/shared";
+import { claimDataDir, ConfigError, configOrExit, createLogger, createServices, onShutdown, orExit, startLostJobRecovery } from "@docstore/shared";
 import { runWorker } from "./index.ts";
 import { createWorkerMetrics, serveMetrics } from "./metrics.ts";
 
@@ -23,9 +23,13 @@ const server = metricsPort === 0 ? null : await orExit(NAME, () => serveMetrics(
 const logger = createLogger(config.logLevel).child({ component: "worker" });
 const services = createServices(config, logger, { role: "worker", dropped: metrics.dropped });
 const worker = runWorker(config, services, logger, { metrics });
+// Jobs lost from the queue (Redis restarted empty) are queued again from the catalog.
+const { intervalMs, lostAfterMs } = config.recovery;
+const recovery = intervalMs > 0 ? startLostJobRecovery({ catalog: services.catalog, queue: services.queue, logger }, { intervalMs, lostAfterMs }) : null;
 // Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   server?.close();
+  await recovery?.stop();
   await worker.stop();
   await services.close();
   dataDir.release();

@@ -39,8 +39,9 @@ interface Prepared {
 
 /**
  * Ingests a batch: load each blob, extract, chunk, then index all of them in one write.
- * A job whose version is no longer current (re-loaded or deleted meanwhile) is skipped, and a
- * version indexed while it was being deleted is removed again, so deletes always win.
+ * A job whose version is no longer current (re-loaded or deleted meanwhile), or is already
+ * ready or failed, is skipped, and a version indexed while it was being deleted is removed
+ * again, so deletes always win.
  */
 export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt = { finalAttempt: false }): Promise<void> {
   try {
@@ -116,10 +117,15 @@ async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<bool
   return true;
 }
 
-/** The current record and raw bytes of a job, or null when the job is superseded. */
+/**
+ * The current record and raw bytes of a job, or null when the job is superseded or its version
+ * already settled: a job queued again after its version was indexed (the recovery of lost jobs
+ * behind a job that was only slow) does nothing. Two runs that overlap both write the version,
+ * and the index keeps one copy of each chunk (deterministic chunk ids).
+ */
 async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
   const record = await deps.catalog.get(job.collection, job.docId);
-  if (!record || record.version !== job.version) return null;
+  if (!record || record.version !== job.version || record.status === "ready" || record.status === "failed") return null;
   // Queues that do not claim through the catalog (BullMQ) show progress here.
   if (record.status === "queued") await deps.catalog.markProcessing(job.collection, job.docId, job.version);
   try {

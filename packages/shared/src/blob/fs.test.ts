@@ -82,4 +82,11 @@ describe("FsBlobStore", () => {
     expect(Buffer.from(await store.get("c/p/k321")).toString()).toBe("blob 321");
     expect(await list("c")).toHaveLength(500);
   });
+
+  it("lists a prefix holding more small blobs than one page of the listing, each key once", async () => {
+    const keys = Array.from({ length: 2345 }, (_, i) => `c/p${i % 7}/k${i}`);
+    await Promise.all(keys.map((k) => store.put(k, Buffer.from(k))));
+    await store.put("c0/p/after", Buffer.from("not under c/"));
+    expect((await list("c")).sort()).toEqual(keys.sort());
+  });
 });

@@ -1,4 +1,4 @@
-import { mkdir, readFile, rm, writeFile, readdir, access } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile, opendir, access } from "node:fs/promises";
 import path from "node:path";
 import { constants } from "node:fs";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
@@ -43,6 +43,9 @@ export function assertBlobKey(key: string): void {
  */
 const SMALL_MAX = 64 * 1024;
 
+/** Keys of small blobs read per query while listing. */
+const LIST_PAGE = 1000;
+
 export interface FsBlobOptions extends OpenOptions {
   /**
    * Keep small blobs in this database (with its group commit) instead of `small.sqlite`: the
@@ -85,7 +88,7 @@ export class FsBlobStore implements BlobStore {
       get: this.#db.prepare<[string], { data: Buffer; enc: number }>("SELECT data, enc FROM blobs WHERE key = ?"),
       delete: this.#db.prepare("DELETE FROM blobs WHERE key = ?"),
       deleteRange: this.#db.prepare("DELETE FROM blobs WHERE key >= ? AND key < ?"),
-      list: this.#db.prepare<[string, string], { key: string }>("SELECT key FROM blobs WHERE key >= ? AND key < ? ORDER BY key"),
+      list: this.#db.prepare<[string, string, number], { key: string }>("SELECT key FROM blobs WHERE key > ? AND key < ? ORDER BY key LIMIT ?"),
     };
   }
 
@@ -144,19 +147,29 @@ export class FsBlobStore implements BlobStore {
     await rm(dir, { recursive: true, force: true });
   }
 
+  /**
+   * A page of small blobs at a time, then the files as the folder is read: a listing of a
+   * collection of any size holds a page of keys, not all of them.
+   */
   async *list(prefix: string): AsyncIterable<string> {
     const trimmed = prefix.replace(/\/+$/, "");
     assertBlobKey(trimmed); // before the prefix reaches a query
-    for (const row of this.#stmt.list.all(`${trimmed}/`, `${trimmed}0`)) yield row.key;
-    let entries;
+    // '/' sorts right before '0': every key after `${trimmed}/` and before `${trimmed}0` is under it.
+    for (let after = `${trimmed}/`; ; ) {
+      const rows = this.#stmt.list.all(after, `${trimmed}0`, LIST_PAGE);
+      for (const row of rows) yield row.key;
+      if (rows.length < LIST_PAGE) break;
+      after = rows.at(-1)!.key;
+    }
+    let dir;
     try {
-      entries = await readdir(this.#file(trimmed), { recursive: true, withFileTypes: true });
+      dir = await opendir(this.#file(trimmed), { recursive: true });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ENOENT") return;
       throw err;
     }
     const files = path.join(this.#root, "files");
-    for (const entry of entries) {
+    for await (const entry of dir) {
       if (entry.isFile()) yield path.relative(files, path.join(entry.parentPath, entry.name)).split(path.sep).join("/");
     }
   }

@@ -46,7 +46,7 @@ describe("RedisCatalog", () => {
       expect((await keysOf(prefix)).filter((k) => k.includes(":big"))).toHaveLength(33); // coll, docs, fields, 30 docs
       expect(await catalog.deleteCollection("big")).toBe(30);
       expect(await keysOf(prefix)).toEqual(
-        [`${prefix}:catalog:collections`, `${prefix}:catalog:gen`, `${prefix}:catalog:coll:keep`,
+        [`${prefix}:catalog:collections`, `${prefix}:catalog:gen`, `${prefix}:catalog:coll:keep`, `${prefix}:catalog:pending`,
          `${prefix}:catalog:docs:keep:2`, `${prefix}:catalog:doc:keep:2:d:1`, `${prefix}:catalog:fields:keep:2`].sort(),
       );
     } finally {

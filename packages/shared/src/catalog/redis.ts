@@ -3,7 +3,7 @@ import type { Catalog, CollectionStats, DocumentRecord, DocumentStatus, NewDocum
 import type { Metadata } from "../domain/metadata.ts";
 import type { Logger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
-import { decodeCursor, documentCursor } from "../domain/cursor.ts";
+import { decodeCursor, documentCursor, encodeCursor } from "../domain/cursor.ts";
 import { SCRIPTS, type ScriptName } from "./redis-scripts.ts";
 
 export interface RedisCatalogOptions {
@@ -135,6 +135,10 @@ export class RedisCatalog implements Catalog {
     return this.#mark(collection, docId, version, "failed", 0, error);
   }
 
+  async markQueued(collection: string, docId: string, version: number): Promise<boolean> {
+    return this.#mark(collection, docId, version, "queued", 0, null);
+  }
+
   async delete(collection: string, docId: string): Promise<DocumentRecord | null> {
     return toRecord(await this.#run((r) => r.catalogDelete(this.#ns, collection, docId)));
   }
@@ -187,6 +191,15 @@ export class RedisCatalog implements Catalog {
     const items = rows.slice(0, limit).map(toRecord).filter((d) => d !== null);
     const last = items.at(-1);
     return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
+  }
+
+  /** From the sorted set of pending documents (scripts.ts): a page costs O(log n + limit). */
+  async listPending(before: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
+    const after = cursor === null ? "" : decodeCursor(cursor, "string");
+    const [last, looked, rows] = (await this.#run((r) => r.catalogPending(this.#ns, before, after, limit))) as [string, number, unknown[]];
+    const items = rows.map(toRecord).filter((d) => d !== null);
+    // Stale members looked at count against the limit too: a page may be short, yet more follow.
+    return { items, next: Number(looked) >= limit && last !== "" ? encodeCursor(last) : null };
   }
 
   async ping(): Promise<void> {

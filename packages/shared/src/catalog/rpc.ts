@@ -10,7 +10,7 @@ import type { QueueTable } from "../queue/local.ts";
 /** A catalog that also serves as the embedded mode's queue (SqliteCatalog, or this proxy to it). */
 export type LocalCatalog = Catalog & QueueTable;
 
-const WRITES = ["accept", "rollback", "markProcessing", "markReady", "markFailed", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
+const WRITES = ["accept", "rollback", "markProcessing", "markReady", "markFailed", "markQueued", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
 type Write = (typeof WRITES)[number];
 
 interface Call {
@@ -68,6 +68,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCat
     listCollections: () => local.listCollections(),
     metadataFields: (c) => local.metadataFields(c),
     listDocuments: (c, l, cur) => local.listDocuments(c, l, cur),
+    listPending: (b, l, cur) => local.listPending(b, l, cur),
     ping: () => local.ping(),
     close: () => local.close(),
     accept: (doc) => call("accept", doc),
@@ -75,6 +76,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCat
     markProcessing: (c, d, v) => call("markProcessing", c, d, v),
     markReady: (c, d, v, n) => call("markReady", c, d, v, n),
     markFailed: (c, d, v, e) => call("markFailed", c, d, v, e),
+    markQueued: (c, d, v) => call("markQueued", c, d, v),
     delete: (c, d) => call("delete", c, d),
     deleteCollection: (c) => call("deleteCollection", c),
     claimQueued: (limit) => call<unknown[]>("claimQueued", limit),

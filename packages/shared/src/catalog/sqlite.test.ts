@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
-import { SqliteCatalog } from "./sqlite.ts";
+import { PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
 
 describeCatalogContract("SqliteCatalog", async () => {
@@ -75,5 +75,29 @@ describe("SqliteCatalog's counts per collection", () => {
     await catalog.accept(newDocument("old", "w"));
     expect(await catalog.listCollections()).toEqual(counted(db));
     await catalog.close();
+  });
+});
+
+describe("SqliteCatalog's pending documents", () => {
+  it("are found through a partial index of pending rows, not by reading every document", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "docstore-pending-"));
+    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    try {
+      const catalog = new SqliteCatalog(db);
+      for (let i = 0; i < 50; i++) await catalog.accept(newDocument("c", `d${i}`));
+      db.exec("ANALYZE");
+      const plan = (cursor: boolean) =>
+        db.prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`)
+          .all({ before: "9999", at: cursor ? "2000" : "", id: 0, limit: 10 }).map((r) => (r as { detail: string }).detail).join("; ");
+      for (const cursor of [false, true]) {
+        expect(plan(cursor)).toMatch(/USING INDEX documents_pending_age/);
+        expect(plan(cursor)).not.toMatch(/SCAN documents(?! USING)/);
+        expect(plan(cursor)).not.toMatch(/TEMP B-TREE/);
+      }
+      expect((await catalog.listPending("9999", 100, null)).items).toHaveLength(50);
+    } finally {
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

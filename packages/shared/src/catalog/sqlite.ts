@@ -2,7 +2,7 @@ import path from "node:path";
 import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import type { Db } from "../sqlite/db.ts";
-import { decodeCursor, documentCursor } from "../domain/cursor.ts";
+import { decodeCursor, documentCursor, encodeCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 import { writing } from "../storage-errors.ts";
 
@@ -26,6 +26,11 @@ interface Row {
 
 const COLUMNS =
   "collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, created_at, updated_at";
+
+/** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
+export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
+  WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
+  ORDER BY updated_at, id LIMIT @limit`;
 
 function toRecord(row: Row): DocumentRecord {
   return {
@@ -93,6 +98,11 @@ export class SqliteCatalog implements Catalog {
       dropIfEmpty: db.prepare<[string, string]>(
         "DELETE FROM collections WHERE name = ? AND NOT EXISTS (SELECT 1 FROM documents WHERE collection = ?)",
       ),
+      requeue1: db.prepare(
+        `UPDATE documents SET status = 'queued', chunks = 0, error = NULL, queued_seq = @seq, updated_at = @now
+         WHERE collection = @collection AND doc_id = @docId AND version = @version`,
+      ),
+      pending: db.prepare<{ before: string; at: string; id: number; limit: number }, Row & { id: number }>(PENDING_SQL),
       mark: db.prepare(
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
          WHERE collection = @collection AND doc_id = @docId AND version = @version`,
@@ -173,6 +183,11 @@ export class SqliteCatalog implements Catalog {
     return this.#mark(collection, docId, version, "failed", 0, error);
   }
 
+  async markQueued(collection: string, docId: string, version: number) {
+    const row = { collection, docId, version, seq: Date.now(), now: new Date().toISOString() };
+    return this.#commit.run(() => this.#stmt.requeue1.run(row).changes > 0);
+  }
+
   /** Takes up to `limit` queued documents, oldest first, and marks them processing. */
   claimQueued(limit: number): IngestJob[] {
     return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit))
@@ -228,6 +243,14 @@ export class SqliteCatalog implements Catalog {
     const items = rows.slice(0, limit).map(toRecord);
     const last = items.at(-1);
     return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
+  }
+
+  async listPending(before: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
+    // The cursor is the last row's change instant and row id: rows changed at the same instant are told apart.
+    const [at = "", id = "0"] = cursor === null ? [] : decodeCursor(cursor, "string").split("|");
+    const rows = this.#stmt.pending.all({ before, at, id: Number(id), limit: limit + 1 });
+    const last = rows[Math.min(limit, rows.length) - 1];
+    return { items: rows.slice(0, limit).map(toRecord), next: rows.length > limit && last ? encodeCursor(`${last.updated_at}|${last.id}`) : null };
   }
 
   async ping() {

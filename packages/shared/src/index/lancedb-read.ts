@@ -5,7 +5,7 @@
  * more are fetched, four times deeper a round, until enough pass or none are left.
  */
 import { MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import type { DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
+import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import { compareCodePoints } from "../filter/compare.ts";
 import { evaluate } from "../filter/evaluate.ts";
@@ -247,4 +247,58 @@ export async function readChunks(table: Table, collection: string, docId: string
       ...(r.cite ? { citation: JSON.parse(r.cite) as SearchHit["citation"] } : {}),
     }));
   return { version, chunks };
+}
+
+/**
+ * The inventory (SearchIndex.inventory): heads a page at a time in (collection, doc_id) order,
+ * each page a query of its own, resumed after the last key (no read stays open between pages,
+ * so maintenance may remove old table versions meanwhile); then one read of the page's rows,
+ * ids and versions only, to count each document's chunks.
+ */
+export async function* inventoryOf(table: Table, scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
+  const size = Math.max(1, Math.trunc(batch));
+  const { collection, docIds } = scope;
+  if (docIds) {
+    if (collection === null) throw new Error("inventory: docIds need a collection");
+    const ids = [...new Set(docIds)];
+    for (let i = 0; i < ids.length; i += size) {
+      const entries = await countChunks(table, ids.slice(i, i + size).map((docId) => ({ collection, docId })));
+      if (entries.length > 0) yield entries;
+    }
+    return;
+  }
+  let after: HeadRow | null = null;
+  for (;;) {
+    const resume: string | boolean = after === null
+      ? true
+      : collection === null
+        ? `(collection > ${sqlString(after.collection)} OR (collection = ${sqlString(after.collection)} AND doc_id > ${sqlString(after.doc_id)}))`
+        : `doc_id > ${sqlString(after.doc_id)}`;
+    const where = asWhere(and([collection === null ? true : `collection = ${sqlString(collection)}`, "head = true", resume]));
+    const heads = (await table.query().where(where).orderBy([
+      { columnName: "collection", ascending: true, nullsFirst: false },
+      { columnName: "doc_id", ascending: true, nullsFirst: false },
+    ]).limit(size).select(["collection", "doc_id"]).toArray()) as HeadRow[];
+    if (heads.length === 0) return;
+    const entries = await countChunks(table, heads.map(keyOf));
+    if (entries.length > 0) yield entries;
+    if (heads.length < size) return;
+    after = heads.at(-1)!;
+  }
+}
+
+/** Each of these documents that has a head: its newest version, and its chunk rows of any version. */
+async function countChunks(table: Table, docs: DocKey[]): Promise<IndexEntry[]> {
+  if (docs.length === 0) return [];
+  const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(["collection", "doc_id", "version", "chunk", "head"]).toArray()) as
+    { collection: string; doc_id: string; version: bigint | number; chunk: number; head: boolean }[];
+  const found = new Map<string, IndexEntry>();
+  for (const r of rows) {
+    const key = JSON.stringify([r.collection, r.doc_id]);
+    const entry = found.get(key) ?? { collection: r.collection, docId: r.doc_id, version: -Infinity, chunks: 0 };
+    found.set(key, entry);
+    if (r.head) entry.version = Math.max(entry.version, Number(r.version));
+    if (Number(r.chunk) >= 0) entry.chunks += 1;
+  }
+  return [...found.values()].filter((e) => e.version !== -Infinity);
 }

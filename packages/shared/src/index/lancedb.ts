@@ -3,12 +3,12 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
-import type { ChunkInput, DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
+import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
-import { documentsWhere, findHeads, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
+import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
@@ -291,6 +291,10 @@ export class LanceSearchIndex implements SearchIndex {
 
   async documentChunks(collection: string, docId: string): Promise<DocumentChunks | null> {
     return readChunks(await this.#table(), collection, docId);
+  }
+
+  async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
+    yield* inventoryOf(await this.#table(), scope, batch);
   }
 
   /**

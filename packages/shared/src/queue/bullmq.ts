@@ -10,6 +10,9 @@ const ingest = QUEUES.ingest;
 /** How long a job waits after DATA_DIR refused its writes (full, read-only) before it runs again. */
 export const STORAGE_RETRY_MS = 5000;
 
+/** The states of a job that will still run (all but completed, failed and unknown). */
+const PENDING = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
+
 export interface BullQueueOptions {
   redisUrl: string;
   /** Redis key prefix: several deployments (or test runs) can share one Redis. */
@@ -49,6 +52,35 @@ export class BullQueue implements JobQueue {
   async enqueue(job: IngestJob): Promise<void> {
     try {
       await this.#queue.add(ingest.name, job, { jobId: job.jobId });
+    } catch (err) {
+      throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
+    }
+  }
+
+  async isPending(jobId: string): Promise<boolean> {
+    return PENDING.has(await this.#state(jobId));
+  }
+
+  /**
+   * A finished job is kept a while (removeOnComplete, removeOnFail), and while it is, adding its
+   * id again would do nothing: it is removed first. BullMQ holds one job per id, so callers
+   * racing here leave one job; one that a worker holds (locked) is left alone.
+   */
+  async resubmit(job: IngestJob): Promise<boolean> {
+    const state = await this.#state(job.jobId);
+    if (PENDING.has(state)) return false;
+    try {
+      if (state !== "unknown" && (await this.#queue.remove(job.jobId)) !== 1) return false;
+    } catch (err) {
+      throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
+    }
+    await this.enqueue(job);
+    return true;
+  }
+
+  async #state(jobId: string): Promise<string> {
+    try {
+      return await this.#queue.getJobState(jobId);
     } catch (err) {
       throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
     }

@@ -61,6 +61,17 @@ export class LocalQueue implements JobQueue {
     this.#wake?.();
   }
 
+  /** A queued or processing row is the job itself: it cannot be lost apart from the row. */
+  async isPending(_jobId: string): Promise<boolean> {
+    return true;
+  }
+
+  /** The row, marked queued again by the caller, is the job: the consumer only needs waking. */
+  async resubmit(job: IngestJob): Promise<boolean> {
+    await this.enqueue(job);
+    return true;
+  }
+
   start(handlers: JobHandlers): void {
     if (this.#running) throw new Error("queue already started");
     this.#running = true;

@@ -38,6 +38,9 @@ CREATE TABLE IF NOT EXISTS documents (
 -- written exactly as the claim query's WHERE for SQLite to use a partial index.
 DROP INDEX IF EXISTS documents_pending;
 CREATE INDEX IF NOT EXISTS documents_queued ON documents (queued_seq) WHERE status = 'queued';
+-- Pending documents by their last change, for the recovery of lost jobs (listPending): small
+-- too, and again with the WHERE exactly as the query's.
+CREATE INDEX IF NOT EXISTS documents_pending_age ON documents (updated_at) WHERE status IN ('queued', 'processing');
 
 -- Documents per collection and status, kept by triggers in the transaction that changes a
 -- document, so that listing collections reads a few rows instead of every document.

@@ -1,5 +1,5 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { ChunkInput, DocumentChunks, FindRequest, IndexedDocument, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
@@ -12,7 +12,7 @@ import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, storedChunkOf, t
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
-import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, inventoryFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
 export interface QdrantIndexOptions {
   /** Used when no `client` is given. */
@@ -141,15 +141,67 @@ export class QdrantSearchIndex implements SearchIndex {
 
   async #scrollAll(filter: Schemas["Filter"], payload?: Schemas["WithPayloadInterface"]): Promise<Schemas["Record"][]> {
     const records: Schemas["Record"][] = [];
+    for await (const page of this.#scrollPages(filter, this.#scrollPage, payload)) records.push(...page);
+    return records;
+  }
+
+  /** The points a filter matches, a page at a time, in id order; each page a request of its own. */
+  async *#scrollPages(filter: Schemas["Filter"], size: number, payload?: Schemas["WithPayloadInterface"]): AsyncGenerator<Schemas["Record"][]> {
     let offset: Schemas["ExtendedPointId"] | null = null;
     do {
-      const request = scrollRequest(filter, offset, this.#scrollPage, payload);
+      const request = scrollRequest(filter, offset, size, payload);
       const page = await this.#call("scroll", (c, name) => c.scroll(name, request));
-      records.push(...page.points);
+      yield page.points;
       const next = page.next_page_offset;
       offset = typeof next === "string" || typeof next === "number" ? next : null;
     } while (offset !== null);
-    return records;
+  }
+
+  /**
+   * Document points a page at a time (id order, so a document whose two versions are both
+   * committed for a moment may appear twice), then the page's chunk points, to count them.
+   * With `docIds`, every document point of those documents is read before answering, so each
+   * document appears once, with its newest version.
+   */
+  async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
+    await this.#ensure();
+    const size = Math.max(1, Math.trunc(batch));
+    const heads = (points: Schemas["Record"][]) => points.map((p) => ({
+      collection: String(p.payload?.[KEY.collection]), docId: String(p.payload?.[KEY.docId]), version: Number(p.payload?.[KEY.version]),
+    }));
+    if (scope.docIds) {
+      if (scope.collection === null) throw new Error("inventory: docIds need a collection");
+      const ids = [...new Set(scope.docIds)];
+      for (let i = 0; i < ids.length; i += size) {
+        const filter = inventoryFilter(KIND.document, scope.collection, ids.slice(i, i + size));
+        const entries = await this.#countChunks(heads(await this.#scrollAll(filter, VERSION_PAYLOAD)));
+        if (entries.length > 0) yield entries;
+      }
+      return;
+    }
+    for await (const page of this.#scrollPages(inventoryFilter(KIND.document, scope.collection), size, VERSION_PAYLOAD)) {
+      const entries = await this.#countChunks(heads(page));
+      if (entries.length > 0) yield entries;
+    }
+  }
+
+  /** One entry per document (its newest version among `heads`), with its committed chunk points of any version counted. */
+  async #countChunks(heads: { collection: string; docId: string; version: number }[]): Promise<IndexEntry[]> {
+    const entries = new Map<string, IndexEntry>();
+    for (const h of heads) {
+      const key = docKey(h.collection, h.docId);
+      const entry = entries.get(key);
+      if (!entry) entries.set(key, { ...h, chunks: 0 });
+      else entry.version = Math.max(entry.version, h.version);
+    }
+    for (const [collection, docs] of Map.groupBy(entries.values(), (e) => e.collection)) {
+      const filter = inventoryFilter(KIND.chunk, collection, docs.map((d) => d.docId));
+      for (const p of await this.#scrollAll(filter, [KEY.docId])) {
+        const entry = entries.get(docKey(collection, String(p.payload?.[KEY.docId])));
+        if (entry) entry.chunks += 1;
+      }
+    }
+    return [...entries.values()];
   }
 
   async #delete(filter: Schemas["Filter"]): Promise<void> {

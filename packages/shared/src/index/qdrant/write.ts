@@ -65,6 +65,14 @@ export function versionsFilter(docs: readonly Pick<IndexedDocument, "collection"
   };
 }
 
+/** Committed points of one kind, of one collection or every one, optionally of some documents only (inventory). */
+export function inventoryFilter(kind: string, collection: string | null, docIds?: readonly string[]): Schemas["Filter"] {
+  const must: Condition[] = [is(KEY.kind, kind)];
+  if (collection !== null) must.push(is(KEY.collection, collection));
+  if (docIds) must.push({ key: KEY.docId, match: { any: [...new Set(docIds)] } });
+  return { must };
+}
+
 export const VERSION_PAYLOAD: Schemas["WithPayloadInterface"] = [KEY.collection, KEY.docId, KEY.version];
 
 /** Every point of a document, or of one version of it. */

@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { Queue } from "bullmq";
+import { Redis } from "ioredis";
+import { BullQueue } from "./bullmq.ts";
+import { createLogger } from "../logger.ts";
+import { UnavailableError } from "../errors.ts";
+import { deleteRedisKeys, freePort, RedisServer, testRedisPrefix } from "../../test-support/redis-server.ts";
+import type { IngestJob } from "../jobs.ts";
+
+const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
+const logger = createLogger("silent");
+const undo: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (let next = undo.pop(); next; next = undo.pop()) await next();
+});
+
+function fixture(redisUrl = REDIS_URL, prefix = testRedisPrefix()) {
+  const queue = new BullQueue({ redisUrl, prefix, concurrency: 4, logger });
+  // The test's own look at the queue, as an operator would take it.
+  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  const raw = new Queue("ingest", { connection, prefix });
+  undo.push(async () => {
+    await queue.close();
+    await raw.close();
+    connection.disconnect();
+    await deleteRedisKeys(redisUrl, `${prefix}:*`);
+  });
+  return { queue, raw, prefix };
+}
+
+const job = (): IngestJob => ({ collection: "c", docId: `d-${randomUUID().slice(0, 8)}`, version: 1, jobId: randomUUID() });
+
+async function until(probe: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe("BullQueue: pending jobs and resubmission", () => {
+  it("tells a waiting job from a lost one, and resubmits only the lost one", async () => {
+    const { queue, raw } = fixture();
+    const waiting = job();
+    const lost = job();
+    await queue.enqueue(waiting);
+    await queue.enqueue(lost);
+    expect(await queue.isPending(waiting.jobId)).toBe(true);
+    expect(await queue.resubmit(waiting)).toBe(false);
+    expect(await raw.remove(lost.jobId)).toBe(1); // as if Redis had lost it
+    expect(await queue.isPending(lost.jobId)).toBe(false);
+    expect(await queue.isPending(randomUUID())).toBe(false);
+    expect(await queue.resubmit(lost)).toBe(true);
+    expect(await queue.isPending(lost.jobId)).toBe(true);
+    expect(await raw.getJobCounts("waiting")).toEqual({ waiting: 2 });
+  });
+
+  it("leaves one job when several callers resubmit the same lost job at once", async () => {
+    // Two processes (two workers' recovery rounds) on one queue.
+    const { queue, raw, prefix } = fixture();
+    const other = fixture(REDIS_URL, prefix).queue;
+    const lost = job();
+    const answers = await Promise.all([queue.resubmit(lost), other.resubmit({ ...lost }), queue.resubmit(lost), other.resubmit(lost)]);
+    expect(answers).toContain(true);
+    expect(await raw.getJobCounts("waiting", "active", "delayed", "prioritized")).toEqual({ waiting: 1, active: 0, delayed: 0, prioritized: 0 });
+  });
+
+  it("runs a finished job again when resubmitted, where a plain enqueue of its id does nothing", async () => {
+    const { queue, raw } = fixture();
+    const runs: string[] = [];
+    queue.start({ ingest: async (jobs) => void runs.push(...jobs.map((j) => j.jobId)) });
+    const done = job();
+    await queue.enqueue(done);
+    await until(async () => (await raw.getJobState(done.jobId)) === "completed");
+    expect(await queue.isPending(done.jobId)).toBe(false);
+    await queue.enqueue(done); // BullMQ keeps the completed job, and its id makes this a no-op
+    await new Promise((r) => setTimeout(r, 300));
+    expect(runs).toEqual([done.jobId]);
+    expect(await queue.resubmit(done)).toBe(true);
+    await until(async () => runs.length === 2);
+    await until(async () => (await raw.getJobState(done.jobId)) === "completed");
+    expect(runs).toEqual([done.jobId, done.jobId]);
+  });
+
+  it("answers UnavailableError while Redis is down", async () => {
+    const server = new RedisServer(await freePort());
+    await server.start();
+    undo.push(() => server.stop());
+    const { queue } = fixture(server.url);
+    const one = job();
+    await queue.enqueue(one);
+    await server.stop();
+    await expect(queue.isPending(one.jobId)).rejects.toBeInstanceOf(UnavailableError);
+    await expect(queue.resubmit(one)).rejects.toBeInstanceOf(UnavailableError);
+  });
+});
