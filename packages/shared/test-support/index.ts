@@ -9,7 +9,7 @@ export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-se
 export { RedisServer, freePort, testRedisPrefix, deleteRedisKeys } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
-export { indexAudit, indexRows, type IndexRow } from "./lance-index.ts";
+export { indexAudit, indexRows, type IndexRow, type LanceAudit } from "./lance-index.ts";
 export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
 export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";

@@ -1,6 +1,7 @@
 /**
  * Reads the embedded index's rows straight from its files (DATA_DIR/index), for black-box
- * tests that audit what the service wrote: chunks counted, documents counted, duplicates found.
+ * tests that audit what the service wrote: chunks counted, documents counted (in all and per
+ * document), duplicates found.
  */
 import path from "node:path";
 import { connect } from "@lancedb/lancedb";
@@ -45,14 +46,35 @@ export async function indexRows(dataDir: string, where?: string): Promise<IndexR
   }
 }
 
-/** Chunk rows, documents, and (collection, doc, chunk) keys found more than once. */
-export async function indexAudit(dataDir: string): Promise<{ chunks: number; documents: number; duplicates: string[] }> {
+export interface LanceAudit {
+  chunks: number;
+  documents: number;
+  duplicates: string[];
+  /** Chunk rows per `collection/doc_id`. */
+  chunksPerDocument: Map<string, number>;
+  /** Head rows (one per indexed document version) per `collection/doc_id`. */
+  headsPerDocument: Map<string, number>;
+}
+
+/** Chunk rows, documents, per-document counts, and (collection, doc, chunk) keys found more than once. */
+export async function indexAudit(dataDir: string): Promise<LanceAudit> {
   const rows = await indexRows(dataDir);
   const seen = new Map<string, number>();
-  for (const r of rows) if (r.chunk >= 0) seen.set(JSON.stringify([r.collection, r.docId, r.chunk]), (seen.get(JSON.stringify([r.collection, r.docId, r.chunk])) ?? 0) + 1);
+  const chunksPerDocument = new Map<string, number>();
+  const headsPerDocument = new Map<string, number>();
+  const bump = (map: Map<string, number>, key: string) => map.set(key, (map.get(key) ?? 0) + 1);
+  for (const r of rows) {
+    const doc = `${r.collection}/${r.docId}`;
+    if (r.head) bump(headsPerDocument, doc);
+    if (r.chunk < 0) continue;
+    bump(seen, JSON.stringify([r.collection, r.docId, r.chunk]));
+    bump(chunksPerDocument, doc);
+  }
   return {
     chunks: rows.filter((r) => r.chunk >= 0).length,
     documents: rows.filter((r) => r.head).length,
     duplicates: [...seen].filter(([, n]) => n > 1).map(([key]) => key),
+    chunksPerDocument,
+    headsPerDocument,
   };
 }

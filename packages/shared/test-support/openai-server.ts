@@ -40,6 +40,8 @@ export interface OpenAIServer {
   readonly maxInFlight: number;
   /** Answers the next `n` embedding requests with `failure` (an HTTP status, "reset", "wrong-dimensions"). */
   failNext(n: number, failure: Failure, headers?: Record<string, string>): void;
+  /** Changes the delay before each answer (`delayMs`) from the next request on: a server turning slow, or fast again. */
+  setDelay(ms: number): void;
   /** Zeroes the counters and forgets pending failures. */
   reset(): void;
   stop(): Promise<void>;
@@ -86,12 +88,13 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
   };
   const stats = { requests: 0, inputs: 0, batches: [] as number[], arrivals: [] as number[], inFlight: 0, maxInFlight: 0 };
   let failures: { failure: Failure; headers: Record<string, string> }[] = [];
+  let delayMs = options.delayMs ?? 0;
 
   async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
     stats.requests++;
     stats.arrivals.push(performance.now());
     const body = await readBody(req);
-    if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
+    if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     const injected = failures.shift();
     if (injected?.failure === "reset") return void req.socket.destroy();
     if (typeof injected?.failure === "number") {
@@ -167,6 +170,9 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     get maxInFlight() { return stats.maxInFlight; },
     failNext(n, failure, headers = {}) {
       for (let i = 0; i < n; i++) failures.push({ failure, headers });
+    },
+    setDelay(ms) {
+      delayMs = ms;
     },
     reset() {
       Object.assign(stats, { requests: 0, inputs: 0, batches: [], arrivals: [], maxInFlight: stats.inFlight });

@@ -20,21 +20,33 @@ const answers = (port: number) =>
     socket.on("error", () => resolve(false));
   });
 
+export interface RedisServerOptions {
+  /**
+   * Keep the data here, in an append-only file synced on every write: a server stopped in any
+   * way (SIGKILL included) and started again with the same folder has every write it answered.
+   * Without it, nothing is kept.
+   */
+  dataDir?: string;
+}
+
 export class RedisServer {
   #proc: ChildProcess | null = null;
   readonly port: number;
+  readonly #dataDir: string | undefined;
 
-  constructor(port: number) {
+  constructor(port: number, options: RedisServerOptions = {}) {
     this.port = port;
+    this.#dataDir = options.dataDir;
   }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts without persistence and waits until it accepts connections. */
+  /** Starts (on the data of the last start, with a `dataDir`) and waits until it accepts connections. */
   async start(): Promise<void> {
-    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"];
+    const persistence = this.#dataDir ? ["--dir", this.#dataDir, "--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"];
+    const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", ...persistence];
     this.#proc = spawn("redis-server", args, { stdio: "ignore" });
     const deadline = Date.now() + 10_000;
     while (!(await answers(this.port))) {
@@ -43,6 +55,7 @@ export class RedisServer {
     }
   }
 
+  /** Kills the server, as a crash would (what a `dataDir` holds is kept). */
   async stop(): Promise<void> {
     const proc = this.#proc;
     this.#proc = null;
