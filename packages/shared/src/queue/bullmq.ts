@@ -1,5 +1,6 @@
 import { DelayedError, Queue, Worker, type Job } from "bullmq";
 import { Redis } from "ioredis";
+import { hostname } from "node:os";
 import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { StorageError, UnavailableError } from "../errors.ts";
@@ -93,6 +94,8 @@ export class BullQueue implements JobQueue {
     const connection = new Redis(this.#options.redisUrl, { maxRetriesPerRequest: null });
     connection.on("error", (err) => this.#options.logger.warn({ err: err.message }, "redis (worker) error"));
     this.#worker = new Worker(ingest.name, (job, token) => this.#process(job, token, handler), {
+      // Each job records the worker that took it last (BullMQ's processedBy): host and pid.
+      name: `${hostname()}:${process.pid}`,
       connection,
       prefix: this.#options.prefix,
       concurrency: this.#options.concurrency,
