@@ -37,10 +37,21 @@ export type JobOf<N extends QueueName> = z.infer<(typeof QUEUES)[N]["payload"]>;
 export type IngestJob = JobOf<"ingest">;
 
 /**
- * Handles a batch of jobs. Throwing hands the batch back for a retry; on the final attempt
- * the handler should settle its jobs (e.g. mark their documents failed) rather than throw.
+ * How a batch is handed out. `finalAttempt`: no retry follows a failure. `abandon`: the jobs must
+ * not run again, because the workers that took them died while handling them (as they do when a
+ * document crashes its worker); the reason says so.
  */
-export type JobHandler<N extends QueueName> = (jobs: JobOf<N>[], attempt: { finalAttempt: boolean }) => Promise<void>;
+export interface Attempt {
+  finalAttempt: boolean;
+  abandon?: string;
+}
+
+/**
+ * Handles a batch of jobs. Throwing hands the batch back for a retry; on the final attempt
+ * the handler should settle its jobs (e.g. mark their documents failed) rather than throw, and
+ * an abandoned batch it settles as given up without running it.
+ */
+export type JobHandler<N extends QueueName> = (jobs: JobOf<N>[], attempt: Attempt) => Promise<void>;
 
 /** A consumer's handlers: leaving a queue without one is a compile error. */
 export type JobHandlers = { [N in QueueName]: JobHandler<N> };

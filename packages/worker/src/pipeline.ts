@@ -7,6 +7,7 @@ import {
   citeChunks,
   extractText,
   joinSections,
+  type Attempt,
   type Extracted,
   type BlobStore,
   type Catalog,
@@ -43,7 +44,11 @@ interface Prepared {
  * ready or failed, is skipped, and a version indexed while it was being deleted is removed
  * again, so deletes always win.
  */
-export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt = { finalAttempt: false }): Promise<void> {
+export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt: Attempt = { finalAttempt: false }): Promise<void> {
+  if (attempt.abandon !== undefined) {
+    deps.logger.error({ jobs: jobs.map((j) => `${j.collection}/${j.docId}`), reason: attempt.abandon }, "giving up on ingestion jobs");
+    return giveUp(jobs, attempt.abandon, deps);
+  }
   try {
     await ingest(jobs, deps);
   } catch (err) {
@@ -52,10 +57,28 @@ export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt
     if (!attempt.finalAttempt || err instanceof StorageError) throw err;
     // Out of retries (a dependency stayed down): settle the documents rather than leave them
     // in processing. A later load of the same doc_id starts afresh.
-    const reason = `ingestion failed after retries: ${(err as Error).message}`;
     deps.logger.error({ err, jobs: jobs.length }, "giving up on ingestion jobs");
-    await Promise.all(jobs.map((j) => deps.catalog.markFailed(j.collection, j.docId, j.version, reason)));
+    await giveUp(jobs, `ingestion failed after retries: ${(err as Error).message}`, deps);
   }
+}
+
+/**
+ * Marks the documents failed with `reason`, and removes from the index what an earlier run
+ * of the same version may have written before it died, so that a failed document is never
+ * found by a search. A version already settled (an earlier run got as far as marking it ready)
+ * is left as it is.
+ */
+async function giveUp(jobs: IngestJob[], reason: string, deps: PipelineDeps): Promise<void> {
+  await Promise.all(
+    jobs.map(async (j) => {
+      const record = await deps.catalog.get(j.collection, j.docId);
+      if (!record || record.version !== j.version || record.status === "ready" || record.status === "failed") return;
+      if (!(await deps.catalog.markFailed(j.collection, j.docId, j.version, reason))) return;
+      await deps.index.deleteDocument(j.collection, j.docId, j.version).catch((err: unknown) => {
+        deps.logger.warn({ err, collection: j.collection, docId: j.docId }, "index rows of a failed document not removed");
+      });
+    }),
+  );
 }
 
 async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {

@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { StorageError, UnavailableError } from "../errors.ts";
-import { QUEUES, parseJob, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../jobs.ts";
+import { QUEUES, parseJob, type Attempt, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../jobs.ts";
 
 const ingest = QUEUES.ingest;
 
@@ -13,6 +13,12 @@ export const STORAGE_RETRY_MS = 5000;
 
 /** The states of a job that will still run (all but completed, failed and unknown). */
 const PENDING = new Set(["waiting", "active", "delayed", "prioritized", "waiting-children"]);
+
+/**
+ * How often a job's worker may die while holding it (its lock lapsing, the job taken back)
+ * before the job is given up on: its next run settles it as failed instead of running it.
+ */
+export const MAX_STALLS = 3;
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -35,7 +41,7 @@ export class BullQueue implements JobQueue {
   readonly #producerConnection: Redis;
   readonly #queue: Queue;
   #worker: Worker | null = null;
-  #batch: { job: IngestJob; finalAttempt: boolean; done: (err?: unknown) => void }[] = [];
+  #batch: { job: IngestJob; attempt: Attempt; done: (err?: unknown) => void }[] = [];
 
   constructor(options: BullQueueOptions) {
     this.#options = options;
@@ -101,7 +107,9 @@ export class BullQueue implements JobQueue {
       concurrency: this.#options.concurrency,
       lockDuration,
       stalledInterval: Math.max(1000, Math.floor(lockDuration / 2)),
-      maxStalledCount: 3,
+      // Past this, BullMQ fails a job without running it, which would leave its document in
+      // `processing`: #process gives it up one stall earlier, settling the document.
+      maxStalledCount: MAX_STALLS + 1,
     });
     this.#worker.on("error", (err) => this.#options.logger.warn({ err: err.message }, "worker error"));
     this.#worker.on("failed", (job, err) =>
@@ -117,13 +125,16 @@ export class BullQueue implements JobQueue {
     });
     if (!payload) return;
     const attempts = job.opts.attempts ?? 1;
-    const finalAttempt = job.attemptsMade + 1 >= attempts;
+    const attempt: Attempt = { finalAttempt: job.attemptsMade + 1 >= attempts };
+    if (job.stalledCounter > MAX_STALLS) {
+      attempt.abandon = `its worker stopped ${job.stalledCounter} times while indexing it (killed, or crashed by it); load it again to retry`;
+    }
     try {
       // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
       // batch: one index transaction and one catalog commit instead of one per document.
       await new Promise<void>((resolve, reject) => {
         if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
-        this.#batch.push({ job: payload, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
+        this.#batch.push({ job: payload, attempt, done: (err) => (err ? reject(err) : resolve()) });
       });
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
@@ -138,12 +149,13 @@ export class BullQueue implements JobQueue {
   async #flush(handler: JobHandler<"ingest">): Promise<void> {
     const batch = this.#batch;
     this.#batch = [];
-    // A job on its last attempt is handled apart, so that giving up on it fails only it.
-    const groups = [batch.filter((b) => !b.finalAttempt), ...batch.filter((b) => b.finalAttempt).map((b) => [b])];
+    // A job on its last attempt, or abandoned, is handled apart, so that giving up on it fails only it.
+    const apart = (b: (typeof batch)[number]) => b.attempt.finalAttempt || b.attempt.abandon !== undefined;
+    const groups = [batch.filter((b) => !apart(b)), ...batch.filter(apart).map((b) => [b])];
     for (const group of groups) {
       if (group.length === 0) continue;
       try {
-        await handler(group.map((b) => b.job), { finalAttempt: group[0]!.finalAttempt });
+        await handler(group.map((b) => b.job), group[0]!.attempt);
         for (const b of group) b.done();
       } catch (err) {
         for (const b of group) b.done(err);
