@@ -60,8 +60,8 @@ const refused = (a: PromiseSettledResult<Accepted>) => a.status === "rejected" &
  * writes in the order submitted (SQLite's group commit in one transaction, Redis one
  * connection's commands in turn), so a doc_id given twice ends with its last text. If one
  * cannot be recorded, none is kept: SQLite refuses the whole transaction for lack of space, and
- * after any other failure the records made are put back. One that cannot be queued is put back
- * (the request answers 503), the others stay queued.
+ * after any other failure the records made are put back. Their jobs are queued in one call; if
+ * that fails, every record is put back too (the request answers 503, and keeps nothing).
  */
 export async function acceptDocuments(ctx: AppContext, inputs: Incoming[]): Promise<DocumentRecord[]> {
   const { blobs, catalog, queue } = ctx.services;
@@ -112,16 +112,15 @@ export async function acceptDocuments(ctx: AppContext, inputs: Incoming[]): Prom
   }
 
   const records = accepted.map((a) => (a as PromiseFulfilledResult<Accepted>).value);
-  const queued = await Promise.allSettled(
-    records.map(({ record }) => queue.enqueue({ collection: record.collection, docId: record.docId, version: record.version, jobId: record.jobId })),
-  );
-  const notQueued = queued.find((q) => q.status === "rejected");
-  if (notQueued) {
-    // No job, no document: put back what was there, so a 503 leaves no unqueued document.
-    const lost = records.filter((_, i) => queued[i]!.status === "rejected").reverse();
-    await Promise.all(lost.map(({ record, previous }) => catalog.rollback(record, previous)));
-    await removeBlobs(lost.map(({ record }) => record.blobKey));
-    throw notQueued.reason;
+  try {
+    await queue.enqueue(records.map(({ record: r }) => ({ collection: r.collection, docId: r.docId, version: r.version, jobId: r.jobId })));
+  } catch (err) {
+    // No job, no document, for all of them: a 503 must not leave some of the request behind.
+    // A job that was queued before the failure finds its version gone and is skipped.
+    const latestFirst = [...records].reverse();
+    const undone = await Promise.allSettled(latestFirst.map(({ record, previous }) => catalog.rollback(record, previous)));
+    await removeBlobs(latestFirst.filter((_, i) => undone[i]!.status === "fulfilled").map(({ record }) => record.blobKey));
+    throw err;
   }
   for (const { record, previous } of records) {
     if (previous && previous.blobKey !== record.blobKey) {

@@ -100,7 +100,8 @@ export interface Catalog {
 }
 
 export interface JobQueue {
-  enqueue(job: IngestJob): Promise<void>;
+  /** Queues the jobs in one call; when it throws, none may have been queued, or some (a job whose version is not current is skipped). */
+  enqueue(jobs: IngestJob[]): Promise<void>;
   /** Starts consuming: each handler gets its queue's jobs in batches and must settle every job in them. */
   start(handlers: JobHandlers): void;
   /** Jobs were added by another thread or process: look for them now (a no-op where the queue pushes them). */

@@ -47,7 +47,7 @@ describe("recoverLostJobs", () => {
       await new Promise((r) => setTimeout(r, 3));
     }
     // d1 and d3 still have their jobs; d4 was indexed meanwhile; the others' jobs are lost.
-    for (const r of [records[1]!, records[3]!]) await queue.enqueue({ collection: "c", docId: r.docId, version: r.version, jobId: r.jobId });
+    for (const r of [records[1]!, records[3]!]) await queue.enqueue([{ collection: "c", docId: r.docId, version: r.version, jobId: r.jobId }]);
     await catalog.markReady("c", "d4", 1, 1);
     const ports = { catalog, queue, logger };
     const round = (cursor: string | null) => recoverLostJobs(ports, { lostAfterMs: 0, limit: 2, cursor });

@@ -44,8 +44,8 @@ describe("BullQueue: pending jobs and resubmission", () => {
     const { queue, raw } = fixture();
     const waiting = job();
     const lost = job();
-    await queue.enqueue(waiting);
-    await queue.enqueue(lost);
+    await queue.enqueue([waiting]);
+    await queue.enqueue([lost]);
     expect(await queue.isPending(waiting.jobId)).toBe(true);
     expect(await queue.resubmit(waiting)).toBe(false);
     expect(await raw.remove(lost.jobId)).toBe(1); // as if Redis had lost it
@@ -71,10 +71,10 @@ describe("BullQueue: pending jobs and resubmission", () => {
     const runs: string[] = [];
     queue.start({ ingest: async (jobs) => void runs.push(...jobs.map((j) => j.jobId)) });
     const done = job();
-    await queue.enqueue(done);
+    await queue.enqueue([done]);
     await until(async () => (await raw.getJobState(done.jobId)) === "completed");
     expect(await queue.isPending(done.jobId)).toBe(false);
-    await queue.enqueue(done); // BullMQ keeps the completed job, and its id makes this a no-op
+    await queue.enqueue([done]); // BullMQ keeps the completed job, and its id makes this a no-op
     await new Promise((r) => setTimeout(r, 300));
     expect(runs).toEqual([done.jobId]);
     expect(await queue.resubmit(done)).toBe(true);
@@ -89,7 +89,7 @@ describe("BullQueue: pending jobs and resubmission", () => {
     undo.push(() => server.stop());
     const { queue } = fixture(server.url);
     const one = job();
-    await queue.enqueue(one);
+    await queue.enqueue([one]);
     await server.stop();
     await expect(queue.isPending(one.jobId)).rejects.toBeInstanceOf(UnavailableError);
     await expect(queue.resubmit(one)).rejects.toBeInstanceOf(UnavailableError);

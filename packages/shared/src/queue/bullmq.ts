@@ -56,9 +56,9 @@ export class BullQueue implements JobQueue {
     this.#queue.on("error", (err) => options.logger.debug({ err }, "queue error"));
   }
 
-  async enqueue(job: IngestJob): Promise<void> {
+  async enqueue(jobs: IngestJob[]): Promise<void> {
     try {
-      await this.#queue.add(ingest.name, job, { jobId: job.jobId });
+      await this.#queue.addBulk(jobs.map((job) => ({ name: ingest.name, data: job, opts: { jobId: job.jobId } })));
     } catch (err) {
       throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
     }
@@ -81,7 +81,7 @@ export class BullQueue implements JobQueue {
     } catch (err) {
       throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
     }
-    await this.enqueue(job);
+    await this.enqueue([job]);
     return true;
   }
 

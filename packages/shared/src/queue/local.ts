@@ -51,7 +51,7 @@ export class LocalQueue implements JobQueue {
     this.#dropped = options.dropped ?? (() => {});
   }
 
-  async enqueue(_job: IngestJob): Promise<void> {
+  async enqueue(_jobs: IngestJob[]): Promise<void> {
     this.wake();
     this.#notify?.();
   }
@@ -68,7 +68,7 @@ export class LocalQueue implements JobQueue {
 
   /** The row, marked queued again by the caller, is the job: the consumer only needs waking. */
   async resubmit(job: IngestJob): Promise<boolean> {
-    await this.enqueue(job);
+    await this.enqueue([job]);
     return true;
   }
 
