@@ -157,6 +157,17 @@ describe("OpenAIEmbedder: failures", () => {
     expect(server.requests).toBeGreaterThan(2);
   });
 
+  it("cuts an attempt short at the deadline, however long the request timeout", async () => {
+    const stalled = await startOpenAIServer({ delayMs: 60_000 });
+    try {
+      const e = new OpenAIEmbedder({ baseUrl: stalled.baseUrl, model: "m", dimensions: 4, requestTimeoutMs: 60_000, retry: { deadlineMs: 300 } });
+      await expect(e.embed(["slow"])).rejects.toThrow(/^embedding service unavailable: .*gave up after 1 attempt/);
+      expect(stalled.requests).toBe(1);
+    } finally {
+      await stalled.stop();
+    }
+  }, 10_000); // the guard: without the cut, the attempt would wait a minute
+
   it("gives up at once when Retry-After asks for more than the deadline allows", async () => {
     server.failNext(1, 429, { "retry-after": "3600" });
     const started = performance.now();

@@ -5,8 +5,9 @@
  * count, not time, and ignores a Retry-After longer than 60 s (it then retries early, earning
  * another 429). Here a batch retries 408, 429, 5xx and network errors with capped exponential
  * backoff, or exactly the wait the server names (retry-after-ms, Retry-After in seconds or as
- * a date); a 429's wait also holds back the other batches in flight. Past `deadlineMs`, or
- * when the server asks for a wait that would end past it, the call fails with UnavailableError.
+ * a date); a 429's wait also holds back the other batches in flight. At `deadlineMs` (an attempt
+ * in flight is cut short), or when the server asks for a wait that would end past it, the call
+ * fails with UnavailableError.
  */
 import OpenAI, { APIError } from "openai";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -35,7 +36,7 @@ export interface OpenAIEmbedderOptions {
   concurrency?: number;
   /** One attempt's timeout (default 60 s). */
   requestTimeoutMs?: number;
-  /** Time after which a failing batch gives up (default 120 s), and the backoff's first and largest steps. */
+  /** Time within which a batch succeeds or gives up (default 120 s), and the backoff's first and largest steps. */
   retry?: { deadlineMs?: number; baseDelayMs?: number; maxDelayMs?: number };
   /**
    * Whether to send `dimensions` (shortened vectors). Default: for OpenAI's text-embedding-3
@@ -154,16 +155,25 @@ export class OpenAIEmbedder implements Embedder {
     if (failure) throw failure.error;
   }
 
-  /** One batch, retried until it succeeds, fails for good, or the deadline passes. */
+  /**
+   * One batch, retried until it succeeds, fails for good, or the deadline passes: no attempt
+   * runs past the deadline (the last one's timeout is what is left of it), so it bounds the call.
+   */
   private async request(input: string[], signal: AbortSignal): Promise<number[][]> {
     const started = Date.now();
     for (let attempt = 1; ; attempt++) {
       const hold = this.notBefore - Date.now();
-      if (hold > 0) await sleep(hold, undefined, { signal });
+      if (hold > 0) {
+        if (Date.now() - started + hold >= this.retry.deadlineMs) {
+          throw new UnavailableError(`embedding service unavailable: rate limited for another ${Math.round(hold)} ms, past the deadline of ${this.retry.deadlineMs} ms`);
+        }
+        await sleep(hold, undefined, { signal });
+      }
+      const timeout = Math.min(this.limits.timeoutMs, this.retry.deadlineMs - (Date.now() - started));
       try {
         const response = await this.client.embeddings.create(
           { model: this.model, input, encoding_format: "float", ...(this.sendDimensions ? { dimensions: this.dimensions } : {}) },
-          { signal },
+          { signal, timeout: Math.max(1, timeout) },
         );
         return this.vectorsOf(response, input.length);
       } catch (err) {
