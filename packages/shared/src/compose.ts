@@ -100,7 +100,9 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
   // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.
   const cache = (): EmbeddingCache => (role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile));
-  const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache: cache() }) : null;
+  // The API embeds only queries, for a search that will not wait longer (it goes on without them).
+  const retry = role.role === "api" ? { retry: { deadlineMs: config.embedder.queryTimeoutMs } } : {};
+  const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache: cache(), ...retry }) : null;
 
   const queueLogger = logger.child({ component: "queue" });
   let queue: JobQueue;

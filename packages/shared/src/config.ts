@@ -138,6 +138,7 @@ const envSchema = z.object({
   EMBEDDING_DIMENSIONS: int(1, 16384).default(1536),
   EMBEDDING_BATCH_SIZE: int(1, 2048).default(512),
   EMBEDDING_TIMEOUT_MS: int(1000, 3_600_000).default(60_000),
+  EMBEDDING_QUERY_TIMEOUT_MS: int(100, 600_000).default(5000),
   HYBRID_DEPTH: int(1, 10_000).default(DEFAULT_FUSION.depth),
   HYBRID_LEXICAL_WEIGHT: weight().default(DEFAULT_FUSION.lexicalWeight),
   HYBRID_DENSE_WEIGHT: weight().default(DEFAULT_FUSION.denseWeight),
@@ -229,6 +230,7 @@ export function loadConfig(env: Env) {
       dimensions: e.EMBEDDING_DIMENSIONS,
       maxBatch: e.EMBEDDING_BATCH_SIZE,
       requestTimeoutMs: e.EMBEDDING_TIMEOUT_MS,
+      queryTimeoutMs: e.EMBEDDING_QUERY_TIMEOUT_MS,
     },
     ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS },
     extraction: {

@@ -1,4 +1,4 @@
-import { BadRequestError, FilterSyntaxError, NotFoundError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument } from "@docstore/shared";
+import { BadRequestError, FilterSyntaxError, NotFoundError, UnavailableError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
 import { citationFields } from "../citations.ts";
@@ -38,6 +38,25 @@ async function existing(ctx: AppContext, principal: Principal, names: string[] |
   return unique;
 }
 
+/**
+ * With an embedder, the query's vector, which makes the search hybrid (BM25 and dense, fused).
+ * When the embedding service is unavailable (down, rate limiting, slower than
+ * EMBEDDING_QUERY_TIMEOUT_MS), the search goes on with BM25 alone and a warning saying so: the
+ * index can still answer, and a 503 would send clients back to an overloaded service. A
+ * refusal that no retry can change (a wrong key or model) is still an error (502).
+ */
+async function queryVector(ctx: AppContext, query: string, log: Logger): Promise<{ vector?: number[]; warning?: string }> {
+  const { embedder } = ctx.services;
+  if (!embedder) return {};
+  try {
+    return { vector: (await embedder.embed([query]))[0] };
+  } catch (err) {
+    if (!(err instanceof UnavailableError)) throw err;
+    log.warn({ err: err.message }, "search without the query's embedding");
+    return { warning: `query: ranked by BM25 alone, without dense vectors: ${err.message}` };
+  }
+}
+
 /** Each search is served as a GET and as a POST; either may carry its fields in a JSON body. */
 export function searchRoutes(ctx: AppContext): Route[] {
   const input = s.searchInput(ctx.config.search.maxK);
@@ -46,11 +65,10 @@ export function searchRoutes(ctx: AppContext): Route[] {
     const filter = filterOf(q.metadata, "metadata");
     const collections = await existing(ctx, principalOf(req), q.collection_names);
     const warnings = await typos(ctx, filter, collections, "metadata");
-    // With an embedder, the query's vector makes the search hybrid (BM25 and dense, fused).
-    const vector = ctx.services.embedder ? (await ctx.services.embedder.embed([q.query]))[0] : undefined;
+    const { vector, warning } = await queryVector(ctx, q.query, req.log);
     const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
     res.json({
-      warnings,
+      warnings: warning ? [...(warnings ?? []), warning] : warnings,
       results: hits.map((h) => ({
         doc_id: h.docId,
         collection_name: h.collection,
@@ -97,7 +115,8 @@ export function searchRoutes(ctx: AppContext): Route[] {
       "One ranked list of chunks across the collections named (all when none is): BM25" +
       (ctx.services.embedder ? " fused with dense vectors" : "") +
       ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
-      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written.",
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written." +
+      (ctx.services.embedder ? " When the embedding service cannot embed the query in time, the search ranks by BM25 alone and `warnings` says so." : ""),
     tag: "Search",
     problems: {
       404: "a collection in `collection_names` does not exist",
