@@ -22,7 +22,9 @@ export const QUEUES = {
     }),
     {
       // The job id is the document version's id (see BullQueue.enqueue): adding it twice is a no-op.
-      attempts: 5,
+      // Retried 1, 2, 4 ... 64 s apart: a dependency down for about two minutes (a restart, a
+      // failover) fails no document; the embedder's own retries (120 s a call) come on top.
+      attempts: 8,
       backoff: { type: "exponential", delay: 1000 },
       removeOnComplete: { count: 1000 },
       removeOnFail: { count: 10_000, age: 7 * 24 * 3600 },
