@@ -2,22 +2,22 @@
  * Faults in the distributed mode (API process, worker processes, BullMQ on Redis, S3, the
  * SQLite catalog and the LanceDB index in the shared DATA_DIR): workers killed mid-batch, Redis
  * and S3 stopped and started under load, an embedding server that refuses and then stalls, the
- * API killed while uploads arrive. Each test ends with the same audit (`audit`): every
- * acknowledged document is `ready` or `failed` with a reason, none is lost, the index holds each
- * ready one exactly once with the catalog's chunk count, and a search finds each by its marker.
- * While a dependency is down, what needs it answers 503 with Retry-After (each request guarded
- * by a time limit, so a hang fails the test) and what does not keeps answering 200.
+ * API killed while uploads arrive. Clients keep loading while each happens, and each test ends
+ * with the audit every fault test ends with (ledger.ts): every acknowledged document `ready` or
+ * `failed` with a reason, none lost, the index holding each ready one exactly once with the
+ * catalog's chunk count, and a search finding each by its marker. While a dependency is down,
+ * what needs it answers 503 with Retry-After (each request guarded by a time limit, so a hang
+ * fails the test) and what does not keeps answering 200.
  */
 import { describe, expect, it } from "vitest";
-import Database from "better-sqlite3";
 import { once } from "node:events";
 import http from "node:http";
-import path from "node:path";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
-import { freePort, indexAudit, RedisServer, startOpenAIServer, startS3Server, type OpenAIServer } from "@docstore/shared/testing";
+import { freePort, RedisServer, startOpenAIServer, startS3Server, type OpenAIServer } from "@docstore/shared/testing";
 import { atFileEnd } from "./cleanup.ts";
 import { startService, tempDataDir, until, type Service } from "./harness.ts";
+import { auditCollection, type Audited } from "./ledger.ts";
 
 /** Every request is answered within this, or the test fails: a guard against a hang, not a speed check. */
 const GUARD_MS = 60_000;
@@ -85,7 +85,7 @@ function unavailable(a: Answer, what: string): string {
  * refused with 503 and Retry-After, the documents whose load was never answered, and every
  * answer no fault excuses (a 5xx other than 503, a 4xx, a 503 without Retry-After).
  */
-class Ledger {
+class Answers {
   readonly collection: string;
   readonly acknowledged = new Set<string>();
   readonly unanswered = new Set<string>();
@@ -122,21 +122,21 @@ class Ledger {
 }
 
 /** Loads documents `ns` in one bulk request. */
-async function loadBulk(target: { url: string; token: string }, ledger: Ledger, ns: number[], guardMs?: number): Promise<Answer> {
+async function loadBulk(target: { url: string; token: string }, answers: Answers, ns: number[], guardMs?: number): Promise<Answer> {
   const documents = ns.map((n) => ({ doc_id: idOf(n), text: textOf(n), metadata: { n } }));
-  const answer = await call(target, "POST", "/load_texts_to_collection", { query: { collection_name: ledger.collection }, json: { documents }, guardMs });
-  ledger.record(ns.map(idOf), answer);
+  const answer = await call(target, "POST", "/load_texts_to_collection", { query: { collection_name: answers.collection }, json: { documents }, guardMs });
+  answers.record(ns.map(idOf), answer);
   return answer;
 }
 
 /** Loads document n alone. */
-async function loadOne(target: { url: string; token: string }, ledger: Ledger, n: number, guardMs?: number): Promise<Answer> {
+async function loadOne(target: { url: string; token: string }, answers: Answers, n: number, guardMs?: number): Promise<Answer> {
   const answer = await call(target, "POST", "/load_text_to_collection", {
-    query: { collection_name: ledger.collection, doc_id: idOf(n) },
+    query: { collection_name: answers.collection, doc_id: idOf(n) },
     json: { text: textOf(n), metadata: { n } },
     guardMs,
   });
-  ledger.record([idOf(n)], answer);
+  answers.record([idOf(n)], answer);
   return answer;
 }
 
@@ -168,10 +168,10 @@ function keepSending(clients: number, send: (client: number, turn: number) => Pr
 }
 
 /** Clients that load texts, in bulk and singly in turn, until stopped or until `cap` documents were sent. */
-function keepLoading(target: () => { url: string; token: string }, ledger: Ledger, opts: { clients?: number; bulk?: number; cap: number }) {
+function keepLoading(target: () => { url: string; token: string }, answers: Answers, opts: { clients?: number; bulk?: number; cap: number }) {
   return keepSending(opts.clients ?? 3, (c, turn) => {
-    if (ledger.loaded >= opts.cap) return undefined;
-    return (turn + c) % 2 === 0 ? loadBulk(target(), ledger, ledger.take(opts.bulk ?? 10)) : loadOne(target(), ledger, ledger.take(1)[0]!);
+    if (answers.loaded >= opts.cap) return undefined;
+    return (turn + c) % 2 === 0 ? loadBulk(target(), answers, answers.take(opts.bulk ?? 10)) : loadOne(target(), answers, answers.take(1)[0]!);
   });
 }
 
@@ -181,13 +181,13 @@ let large: string | undefined;
 const largeFiller = () => (large ??= `${FILLER} `.repeat(Math.ceil(LARGE_BYTES / (FILLER.length + 1))).slice(0, LARGE_BYTES));
 
 /** Uploads document n as a multipart file, padded to about `bytes` when that is more than its text. */
-async function upload(target: { url: string; token: string }, ledger: Ledger, n: number, bytes = 0): Promise<Answer> {
+async function upload(target: { url: string; token: string }, answers: Answers, n: number, bytes = 0): Promise<Answer> {
   const text = bytes > 0 ? `${textOf(n)} ${largeFiller().slice(0, bytes)}` : textOf(n);
   const form = new FormData();
   form.append("metadata", JSON.stringify({ n }));
   form.append("file", new Blob([text], { type: "text/plain" }), `${idOf(n)}.txt`);
-  const answer = await call(target, "POST", "/load_document_to_collection", { query: { collection_name: ledger.collection, doc_id: idOf(n) }, form });
-  ledger.record([idOf(n)], answer);
+  const answer = await call(target, "POST", "/load_document_to_collection", { query: { collection_name: answers.collection, doc_id: idOf(n) }, form });
+  answers.record([idOf(n)], answer);
   return answer;
 }
 
@@ -195,12 +195,12 @@ async function upload(target: { url: string; token: string }, ledger: Ledger, n:
  * Uploads document n as a large file whose body arrives slowly (64 KB every 100 ms after the
  * first megabyte), so that it is still arriving when the test kills the API.
  */
-function trickle(target: { url: string; token: string }, ledger: Ledger, n: number) {
+function trickle(target: { url: string; token: string }, answers: Answers, n: number) {
   const boundary = `faults-${n}`;
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${idOf(n)}.txt"\r\nContent-Type: text/plain\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const body = Buffer.concat([head, Buffer.from(`${textOf(n)} ${largeFiller()}`), tail]);
-  const url = new URL(`/load_document_to_collection?collection_name=${ledger.collection}&doc_id=${idOf(n)}`, target.url);
+  const url = new URL(`/load_document_to_collection?collection_name=${answers.collection}&doc_id=${idOf(n)}`, target.url);
   const progress = { sent: 0 };
   const answered = new Promise<void>((resolve) => {
     const req = http.request(url, {
@@ -208,7 +208,7 @@ function trickle(target: { url: string; token: string }, ledger: Ledger, n: numb
       headers: { authorization: `Bearer ${target.token}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(body.length) },
     });
     const settle = (answer: Answer) => {
-      ledger.record([idOf(n)], answer);
+      answers.record([idOf(n)], answer);
       clearInterval(timer);
       resolve();
     };
@@ -238,9 +238,9 @@ async function collectionStats(target: { url: string; token: string }, collectio
 }
 
 /** Requests that need neither Redis nor S3 nor the embedder: each must answer 200 (a document's status, a search, the lists). */
-async function readsWork(target: { url: string; token: string }, ledger: Ledger, readyId: string) {
+async function readsWork(target: { url: string; token: string }, answers: Answers, readyId: string) {
   const n = readyId.slice(1);
-  const c = ledger.collection;
+  const c = answers.collection;
   const guardMs = PROMPT_MS;
   const found = ok(await call(target, "GET", "/get_relevant_documents", { query: { query: `marker${n}`, collection_names: c, k: 3 }, guardMs }), "search");
   expect(found.results[0]?.doc_id).toBe(readyId);
@@ -259,92 +259,24 @@ async function someReady(target: { url: string; token: string }, collection: str
   }, SETTLE_MS);
 }
 
-interface Figures {
-  acknowledged: number;
-  ready: number;
-  failed: number;
-  lost: number;
-  duplicated: number;
+interface Figures extends Audited {
   refused: number;
   unanswered: number;
 }
 
-/**
- * The audit every fault test ends with, once the collection has nothing pending: every
- * acknowledged document is ready, or failed with a reason; the catalog holds exactly the
- * acknowledged documents (and, of the loads never answered, only whole ones); the index holds
- * each ready document once, with the catalog's chunk count, and nothing else; a search finds
- * each ready document by its marker.
- */
-async function audit(target: { url: string; token: string }, dataDir: string, ledger: Ledger): Promise<Figures> {
-  expect(ledger.wrong).toEqual([]);
-  const c = ledger.collection;
+/** Waits until nothing of the collection is pending (a guard against a hang), then runs the audit every fault test ends with (ledger.ts). */
+async function audit(svc: Service, answers: Answers): Promise<Figures> {
+  expect(answers.wrong, "answers no fault excuses").toEqual([]);
+  const c = answers.collection;
   const settled = async () => {
     await new Promise((r) => setTimeout(r, 200));
-    return (await collectionStats(target, c))?.pending === 0;
+    return (await collectionStats(svc, c))?.pending === 0;
   };
   await until(settled, SETTLE_MS).catch(async () => {
-    throw new Error(`documents still pending: ${JSON.stringify(await collectionStats(target, c))}`);
+    throw new Error(`documents still pending: ${JSON.stringify(await collectionStats(svc, c))}`);
   });
-  const catalog = new Database(path.join(dataDir, "catalog.sqlite"), { readonly: true });
-  const rows = catalog.prepare("SELECT doc_id, version, status, chunks, error FROM documents WHERE collection = ?").all(c) as {
-    doc_id: string;
-    version: number;
-    status: string;
-    chunks: number;
-    error: string | null;
-  }[];
-  catalog.close();
-  const byId = new Map(rows.map((r) => [r.doc_id, r]));
-
-  const stuck = rows.filter((r) => r.status !== "ready" && r.status !== "failed");
-  expect(stuck, "documents neither ready nor failed").toEqual([]);
-  const unexplained = rows.filter((r) => r.status === "failed" && !r.error?.trim());
-  expect(unexplained, "failed documents without a reason").toEqual([]);
-  const lost = [...ledger.acknowledged].filter((id) => !byId.has(id));
-  expect(lost, "acknowledged documents missing from the catalog").toEqual([]);
-  const unasked = rows.filter((r) => !ledger.acknowledged.has(r.doc_id) && !ledger.unanswered.has(r.doc_id));
-  expect(unasked.map((r) => r.doc_id), "documents in the catalog that no client was told were accepted").toEqual([]);
-  // A load cut off before its answer left nothing half-written: its raw bytes are all there.
-  const halfWritten = rows.filter((r) => /raw content missing/.test(r.error ?? ""));
-  expect(halfWritten.map((r) => r.doc_id), "documents whose raw content is missing").toEqual([]);
-
-  const index = await indexAudit(dataDir);
-  expect(index.duplicates, "chunks indexed twice").toEqual([]);
-  const ready = rows.filter((r) => r.status === "ready");
-  for (const r of rows) {
-    const key = `${c}/${r.doc_id}`;
-    if (r.status === "ready") {
-      expect(r.chunks, key).toBeGreaterThan(0);
-      expect(index.chunksPerDocument.get(key) ?? 0, `chunks of ${key}`).toBe(r.chunks);
-      expect(index.headsPerDocument.get(key) ?? 0, `head rows of ${key}`).toBe(1);
-    } else {
-      expect(index.headsPerDocument.get(key) ?? 0, `index rows of failed ${key}`).toBe(0);
-    }
-  }
-  const ghosts = [...index.headsPerDocument.keys()].filter((key) => key.startsWith(`${c}/`) && byId.get(key.slice(c.length + 1))?.status !== "ready");
-  expect(ghosts, "indexed documents the catalog does not hold as ready").toEqual([]);
-
-  // Each ready document found by its marker, a few searches at a time.
-  const misses: string[] = [];
-  for (let i = 0; i < ready.length; i += 8) {
-    await Promise.all(
-      ready.slice(i, i + 8).map(async (r) => {
-        const body = ok(await call(target, "GET", "/get_relevant_documents", { query: { query: `marker${r.doc_id.slice(1)}`, collection_names: c, k: 3 } }), "search");
-        if (body.results[0]?.doc_id !== r.doc_id || body.warnings) misses.push(`${r.doc_id}: ${JSON.stringify(body).slice(0, 200)}`);
-      }),
-    );
-  }
-  expect(misses, "ready documents a search for their marker does not find first").toEqual([]);
-  return {
-    acknowledged: ledger.acknowledged.size,
-    ready: ready.length,
-    failed: rows.length - ready.length,
-    lost: lost.length,
-    duplicated: index.duplicates.length,
-    refused: ledger.refused,
-    unanswered: ledger.unanswered.size,
-  };
+  const audited = await auditCollection(svc, c, { acknowledged: answers.acknowledged, unanswered: answers.unanswered, markerOf: (id) => `marker${id.slice(1)}` });
+  return { ...audited, refused: answers.refused, unanswered: answers.unanswered.size };
 }
 
 function report(name: string, figures: Figures & Record<string, unknown>) {
@@ -371,16 +303,16 @@ function holder(svc: Service, processedBy: string | undefined) {
 describe("faults, distributed mode", () => {
   it("a worker killed with SIGKILL mid-batch four times in a row, each time holding the same document", async () => {
     const svc = await startService({ mode: "distributed", workers: 2 });
-    const ledger = new Ledger("kills");
+    const answers = new Answers("kills");
     const queue = ingestQueue(svc);
-    for (let b = 0; b < 2; b++) expect(status(await loadBulk(svc, ledger, ledger.take(50)))).toBe(202);
+    for (let b = 0; b < 2; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
     // The document every kill interrupts, queued behind those: long enough that a worker is seen holding it.
-    const big = ledger.take(1)[0]!;
+    const big = answers.take(1)[0]!;
     const bigText = `${textOf(big)} ${Array.from({ length: 120_000 }, (_, w) => `bulk${w % 997}`).join(" ")}`;
-    const first = await call(svc, "POST", "/load_text_to_collection", { query: { collection_name: ledger.collection, doc_id: idOf(big) }, json: { text: bigText } });
-    ledger.record([idOf(big)], first);
+    const first = await call(svc, "POST", "/load_text_to_collection", { query: { collection_name: answers.collection, doc_id: idOf(big) }, json: { text: bigText } });
+    answers.record([idOf(big)], first);
     const target = (first as { body: { job_id: string } }).body.job_id;
-    const loaders = keepLoading(() => svc, ledger, { clients: 2, bulk: 20, cap: 300 });
+    const loaders = keepLoading(() => svc, answers, { clients: 2, bulk: 20, cap: 300 });
 
     /** Each kill: the job it was aimed at, and how many jobs the killed worker held in all. */
     const kills: { job: string; held: number }[] = [];
@@ -403,9 +335,9 @@ describe("faults, distributed mode", () => {
     await loaders.stop();
     expect(kills.map((k) => k.job)).toEqual([target, target, target, target]);
 
-    const figures = await audit(svc, svc.dataDir, ledger);
+    const figures = await audit(svc, answers);
     // The document that took its worker down each time is given up on, with the reason; no other is.
-    const bigStatus = ok(await call(svc, "GET", "/get_document_status", { query: { collection_name: ledger.collection, id_value: idOf(big) } }), "status");
+    const bigStatus = ok(await call(svc, "GET", "/get_document_status", { query: { collection_name: answers.collection, id_value: idOf(big) } }), "status");
     expect(bigStatus).toMatchObject({ status: "failed", error: expect.stringMatching(/worker.*stopped/) });
     expect(figures.failed).toBe(1);
     report("worker SIGKILL", { ...figures, kills: kills.length, jobsHeldByKilledWorkers: kills.map((k) => k.held) });
@@ -418,34 +350,34 @@ describe("faults, distributed mode", () => {
     await redis.start();
     atFileEnd(() => redis.stop());
     const svc = await startService({ mode: "distributed", workers: 2, env: { REDIS_URL: redis.url, WORKER_CONCURRENCY: "16" } });
-    const ledger = new Ledger("redis");
-    const c = ledger.collection;
-    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, ledger, ledger.take(50)))).toBe(202);
-    const loaders = keepLoading(() => svc, ledger, { clients: 3, bulk: 10, cap: 600 });
+    const answers = new Answers("redis");
+    const c = answers.collection;
+    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
+    const loaders = keepLoading(() => svc, answers, { clients: 3, bulk: 10, cap: 600 });
     const readyId = await someReady(svc, c);
     expect((await collectionStats(svc, c))!.pending).toBeGreaterThan(0);
 
     await redis.stop();
     const stopped = Date.now();
-    const refusedBefore = ledger.refused;
+    const refusedBefore = answers.refused;
     // Loads need the queue: 503 with Retry-After, and nothing of them is kept.
-    const single = ledger.take(1)[0]!;
-    expect(unavailable(await loadOne(svc, ledger, single, PROMPT_MS), "a load while Redis is down")).toMatch(/queue unavailable/);
-    expect(unavailable(await loadBulk(svc, ledger, ledger.take(5), PROMPT_MS), "a bulk load while Redis is down")).toMatch(/queue unavailable/);
+    const single = answers.take(1)[0]!;
+    expect(unavailable(await loadOne(svc, answers, single, PROMPT_MS), "a load while Redis is down")).toMatch(/queue unavailable/);
+    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while Redis is down")).toMatch(/queue unavailable/);
     expect(status(await call(svc, "GET", "/get_document_status", { query: { collection_name: c, id_value: idOf(single) } }))).toBe(404);
     expect(status(await call(svc, "GET", "/readyz", { guardMs: PROMPT_MS }))).toBe(503);
     // Searches, statuses and lists need only the catalog and the index.
-    await readsWork(svc, ledger, readyId);
+    await readsWork(svc, answers, readyId);
     // Down long enough that the locks of the jobs in flight lapse (10 s): they are taken back and run again.
-    await until(async () => ledger.refused >= refusedBefore + 10 && Date.now() - stopped > 12_000, 60_000);
+    await until(async () => answers.refused >= refusedBefore + 10 && Date.now() - stopped > 12_000, 60_000);
     const during = await collectionStats(svc, c);
 
     await redis.start();
-    await until(async () => status(await loadOne(svc, ledger, ledger.take(1)[0]!)) === 202, 60_000);
-    await until(async () => ledger.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
+    await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
+    await until(async () => answers.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
     await loaders.stop();
 
-    const figures = await audit(svc, svc.dataDir, ledger);
+    const figures = await audit(svc, answers);
     expect(figures.failed).toBe(0);
     expect(status(await call(svc, "GET", "/readyz"))).toBe(200);
     report("Redis stopped, data kept", { ...figures, pendingWhenStopped: during!.pending });
@@ -456,34 +388,34 @@ describe("faults, distributed mode", () => {
     const s3 = await startS3Server();
     atFileEnd(() => s3.stop());
     const svc = await startService({ mode: "distributed", workers: 2, env: { S3_ENDPOINT: s3.config.endpoint, S3_BUCKET: s3.config.bucket, WORKER_CONCURRENCY: "16" } });
-    const ledger = new Ledger("s3");
-    const c = ledger.collection;
-    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, ledger, ledger.take(50)))).toBe(202);
-    const loaders = keepLoading(() => svc, ledger, { clients: 3, bulk: 10, cap: 600 });
+    const answers = new Answers("s3");
+    const c = answers.collection;
+    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
+    const loaders = keepLoading(() => svc, answers, { clients: 3, bulk: 10, cap: 600 });
     const readyId = await someReady(svc, c);
     expect((await collectionStats(svc, c))!.pending).toBeGreaterThan(0);
 
     await s3.down();
     const stopped = Date.now();
-    const refusedBefore = ledger.refused;
-    const single = ledger.take(1)[0]!;
-    expect(unavailable(await loadOne(svc, ledger, single, PROMPT_MS), "a load while S3 is down")).toMatch(/blob store unavailable/);
-    expect(unavailable(await loadBulk(svc, ledger, ledger.take(5), PROMPT_MS), "a bulk load while S3 is down")).toMatch(/blob store unavailable/);
+    const refusedBefore = answers.refused;
+    const single = answers.take(1)[0]!;
+    expect(unavailable(await loadOne(svc, answers, single, PROMPT_MS), "a load while S3 is down")).toMatch(/blob store unavailable/);
+    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while S3 is down")).toMatch(/blob store unavailable/);
     expect(status(await call(svc, "GET", "/get_document_status", { query: { collection_name: c, id_value: idOf(single) } }))).toBe(404);
-    await readsWork(svc, ledger, readyId);
+    await readsWork(svc, answers, readyId);
     // Jobs in flight could not read their documents' raw bytes: they wait for a retry.
     await until(async () => /blob store unavailable[^\n]*"msg":"ingestion job failed"/.test(svc.output), 60_000);
     // Down for longer than the first retries of those jobs take (1, 2, 4, 8 s apart): they keep waiting.
-    await until(async () => ledger.refused >= refusedBefore + 10 && Date.now() - stopped > 20_000, 60_000);
+    await until(async () => answers.refused >= refusedBefore + 10 && Date.now() - stopped > 20_000, 60_000);
     const during = await collectionStats(svc, c);
     expect(during!.failed).toBe(0);
 
     await s3.restart();
-    await until(async () => status(await loadOne(svc, ledger, ledger.take(1)[0]!)) === 202, 60_000);
-    await until(async () => ledger.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
+    await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
+    await until(async () => answers.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
     await loaders.stop();
 
-    const figures = await audit(svc, svc.dataDir, ledger);
+    const figures = await audit(svc, answers);
     expect(figures.failed).toBe(0);
     report("S3 stopped", { ...figures, pendingWhenStopped: during!.pending });
     await svc.stop();
@@ -506,11 +438,11 @@ describe("faults, distributed mode", () => {
         WORKER_CONCURRENCY: "16",
       },
     });
-    const ledger = new Ledger("embedder");
-    const c = ledger.collection;
-    for (let b = 0; b < 2; b++) expect(status(await loadBulk(svc, ledger, ledger.take(50)))).toBe(202);
+    const answers = new Answers("embedder");
+    const c = answers.collection;
+    for (let b = 0; b < 2; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
     const readyId = await someReady(svc, c);
-    const loaders = keepLoading(() => svc, ledger, { clients: 2, bulk: 10, cap: 400 });
+    const loaders = keepLoading(() => svc, answers, { clients: 2, bulk: 10, cap: 400 });
 
     /** One phase of the outage: the server answers every request as `fail` says, until it has been asked 8 times. */
     const failures: Record<string, number> = {};
@@ -518,7 +450,7 @@ describe("faults, distributed mode", () => {
       openai.reset();
       fail(openai);
       // A search cannot embed its query: it answers at once, ranked by BM25 alone, and says why.
-      const found = await readsWork(svc, ledger, readyId);
+      const found = await readsWork(svc, answers, readyId);
       expect(found.warnings, name).toEqual([expect.stringMatching(/^query: ranked by BM25 alone, without dense vectors: embedding service unavailable/)]);
       expect(found.warnings[0], name).toMatch(detail);
       // Documents wait for the embedder, not one given up on.
@@ -535,48 +467,48 @@ describe("faults, distributed mode", () => {
     openai.reset();
     openai.setDelay(0);
 
-    await until(async () => ledger.loaded >= 400, 120_000);
+    await until(async () => answers.loaded >= 400, 120_000);
     await loaders.stop();
-    const figures = await audit(svc, svc.dataDir, ledger);
+    const figures = await audit(svc, answers);
     // The embedder recovered within the workers' retries: every document ends ready, searched with dense vectors again.
     expect(figures.failed).toBe(0);
-    expect(ledger.refused).toBe(0);
+    expect(answers.refused).toBe(0);
     report("embedding server failing", { ...figures, failedEmbeddingRequests: failures });
     await svc.stop();
   }, 600_000);
 
   it("the API killed with SIGKILL while uploads and bulk loads are in flight, then started again on the same data", async () => {
     const first = await startService({ mode: "distributed", workers: 2, env: { WORKER_CONCURRENCY: "16" } });
-    const ledger = new Ledger("api-kill");
-    ledger.unansweredExpected = true;
+    const answers = new Answers("api-kill");
+    answers.unansweredExpected = true;
     // Bulk loads of texts, and uploads several at once, one in five of them a large file.
-    const loaders = keepLoading(() => first, ledger, { clients: 2, bulk: 25, cap: 100_000 });
+    const loaders = keepLoading(() => first, answers, { clients: 2, bulk: 25, cap: 100_000 });
     const larges = new Set<string>();
     const uploaders = keepSending(4, (c, turn) => {
-      const n = ledger.take(1)[0]!;
+      const n = answers.take(1)[0]!;
       const big = (turn + c) % 5 === 4 && larges.size < 6;
       if (big) larges.add(idOf(n));
-      return upload(first, ledger, n, big ? LARGE_BYTES : 0);
+      return upload(first, answers, n, big ? LARGE_BYTES : 0);
     });
-    const slow = trickle(first, ledger, ledger.take(1)[0]!);
-    const largeAcknowledged = () => [...larges].filter((id) => ledger.acknowledged.has(id)).length;
+    const slow = trickle(first, answers, answers.take(1)[0]!);
+    const largeAcknowledged = () => [...larges].filter((id) => answers.acknowledged.has(id)).length;
     // Killed once a large file and a few hundred documents were acknowledged, while the slow upload still arrives.
-    await until(async () => ledger.acknowledged.size >= 200 && largeAcknowledged() >= 1, 120_000);
+    await until(async () => answers.acknowledged.size >= 200 && largeAcknowledged() >= 1, 120_000);
     expect(slow.progress.sent).toBeGreaterThan(1024 * 1024);
     loaders.halt();
     uploaders.halt();
     await first.kill();
     await Promise.all([loaders.stop(), uploaders.stop(), slow.answered]);
-    expect(ledger.unanswered.size).toBeGreaterThan(0);
-    const acknowledgedAtKill = ledger.acknowledged.size;
+    expect(answers.unanswered.size).toBeGreaterThan(0);
+    const acknowledgedAtKill = answers.acknowledged.size;
 
     // A new API on the same DATA_DIR, Redis and S3; the workers went on.
     const second = await startService({ dataDir: first.dataDir, env: first.env, workers: 0 });
-    ledger.unansweredExpected = false;
-    expect(status(await loadBulk(second, ledger, ledger.take(10)))).toBe(202);
-    expect(status(await upload(second, ledger, ledger.take(1)[0]!))).toBe(202);
+    answers.unansweredExpected = false;
+    expect(status(await loadBulk(second, answers, answers.take(10)))).toBe(202);
+    expect(status(await upload(second, answers, answers.take(1)[0]!))).toBe(202);
 
-    const figures = await audit(second, first.dataDir, ledger);
+    const figures = await audit(second, answers);
     // Every load answered before the kill ends ready; of those never answered, only whole documents exist.
     expect(figures.failed).toBe(0);
     report("API SIGKILL", { ...figures, acknowledgedAtKill, largeUploads: larges.size + 1, largeAcknowledged: largeAcknowledged() });

@@ -1,8 +1,9 @@
 /**
- * What a fault test loaded and the service acknowledged (answered 2xx), and the audit the test
- * ends with: every acknowledged document settled (`ready`, or `failed` with a reason), none
- * lost, none extra, the catalog intact, the index without duplicates and with the catalog's
- * chunk counts, and each ready document found by a search for its unique marker.
+ * What a fault test loaded and the service acknowledged (answered 2xx), and the audit every
+ * fault test ends with (`auditCollection`): every acknowledged document settled (`ready`, or
+ * `failed` with a reason), none lost, none extra, the catalog intact, the index without
+ * duplicates and with the catalog's chunk count for each document, and each ready document
+ * found by a search for its unique marker.
  */
 import Database from "better-sqlite3";
 import { randomBytes } from "node:crypto";
@@ -92,34 +93,79 @@ export class Ledger {
   }
 
   /** The audit every fault test ends with (the service still running). */
-  async audit(): Promise<void> {
-    const catalog = new Database(path.join(this.svc.dataDir, "catalog.sqlite"), { readonly: true });
-    let rows: { doc_id: string; status: string; chunks: number; error: string | null }[];
-    let chunks: number;
-    try {
-      expect(catalog.pragma("integrity_check")).toEqual([{ integrity_check: "ok" }]);
-      rows = catalog.prepare("SELECT doc_id, status, chunks, error FROM documents WHERE collection = ?").all(this.collection) as typeof rows;
-      chunks = (catalog.prepare("SELECT coalesce(sum(chunks), 0) AS n FROM documents").get() as { n: number }).n;
-    } finally {
-      catalog.close();
-    }
-    // Nothing acknowledged lost, nothing refused kept.
-    expect(new Set(rows.map((r) => r.doc_id))).toEqual(new Set(this.acknowledged.keys()));
-    for (const r of rows) {
-      expect(["ready", "failed"], `${r.doc_id} is ${r.status}`).toContain(r.status);
-      if (r.status === "failed") expect(r.error, `${r.doc_id} failed without a reason`).toBeTruthy();
-      else expect(r.chunks, r.doc_id).toBeGreaterThan(0);
-    }
-    const index = await indexAudit(this.svc.dataDir);
-    expect(index.duplicates).toEqual([]);
-    expect(index.chunks).toBe(chunks);
-    expect(index.documents).toBe(rows.filter((r) => r.status === "ready").length);
-    const ready = rows.filter((r) => r.status === "ready").map((r) => r.doc_id);
-    for (let i = 0; i < ready.length; i += 8) {
-      const found = await Promise.all(ready.slice(i, i + 8).map((id) => this.search(id)));
-      found.forEach((ids, j) => expect(ids, `search for the marker of ${ready[i + j]}`).toEqual([ready[i + j]]));
-    }
+  async audit(): Promise<Audited> {
+    return auditCollection(this.svc, this.collection, { acknowledged: new Set(this.acknowledged.keys()), markerOf: (id) => this.acknowledged.get(id)! });
   }
+}
+
+export interface Audited {
+  acknowledged: number;
+  ready: number;
+  failed: number;
+  /** Acknowledged documents the catalog does not hold. */
+  lost: number;
+  /** Chunks (collection, doc, chunk) the index holds more than once. */
+  duplicated: number;
+}
+
+/**
+ * The audit every fault test ends with, once nothing is pending (the service still running):
+ * the catalog intact and holding exactly the acknowledged documents (and, of loads never
+ * answered, whole ones only); each of them `ready`, or `failed` with a reason; the index without
+ * duplicate chunks, holding each ready document once with the catalog's chunk count, nothing of
+ * the others, and as many chunks in all as the catalog counts; each ready document found by a
+ * search for its marker (first, when the search is hybrid and dense neighbours may follow it).
+ */
+export async function auditCollection(
+  svc: Service,
+  collection: string,
+  told: { acknowledged: ReadonlySet<string>; unanswered?: ReadonlySet<string>; markerOf: (docId: string) => string },
+): Promise<Audited> {
+  const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
+  let rows: { doc_id: string; status: string; chunks: number; error: string | null }[];
+  let chunks: number;
+  try {
+    expect(catalog.pragma("integrity_check")).toEqual([{ integrity_check: "ok" }]);
+    rows = catalog.prepare("SELECT doc_id, status, chunks, error FROM documents WHERE collection = ?").all(collection) as typeof rows;
+    chunks = (catalog.prepare("SELECT coalesce(sum(chunks), 0) AS n FROM documents").get() as { n: number }).n;
+  } finally {
+    catalog.close();
+  }
+  // Nothing acknowledged lost, nothing refused kept; of the loads never answered, only documents whose raw bytes are all there.
+  const held = new Set(rows.map((r) => r.doc_id));
+  const lost = [...told.acknowledged].filter((id) => !held.has(id));
+  expect(lost, "acknowledged documents the catalog does not hold").toEqual([]);
+  const extra = rows.filter((r) => !told.acknowledged.has(r.doc_id) && !told.unanswered?.has(r.doc_id)).map((r) => r.doc_id);
+  expect(extra, "documents the catalog holds that no client was told were accepted").toEqual([]);
+  for (const r of rows) {
+    expect(["ready", "failed"], `${r.doc_id} is ${r.status}`).toContain(r.status);
+    if (r.status === "failed") expect(r.error?.trim(), `${r.doc_id} failed without a reason`).toBeTruthy();
+    else expect(r.chunks, r.doc_id).toBeGreaterThan(0);
+    expect(r.error ?? "", `${r.doc_id} was stored without its raw bytes`).not.toMatch(/raw content missing/);
+  }
+  const index = await indexAudit(svc.dataDir);
+  expect(index.duplicates).toEqual([]);
+  expect(index.chunks).toBe(chunks);
+  for (const r of rows) {
+    const key = `${collection}/${r.doc_id}`;
+    expect(index.chunksPerDocument.get(key) ?? 0, `chunks of ${key} in the index`).toBe(r.status === "ready" ? r.chunks : 0);
+    expect(index.headsPerDocument.get(key) ?? 0, `versions of ${key} in the index`).toBe(r.status === "ready" ? 1 : 0);
+  }
+  const ready = rows.filter((r) => r.status === "ready").map((r) => r.doc_id);
+  expect(index.documents).toBe(ready.length);
+  const hybrid = svc.env.EMBEDDER === "openai";
+  for (let i = 0; i < ready.length; i += 8) {
+    const found = await Promise.all(
+      ready.slice(i, i + 8).map(async (id) => {
+        const r = await svc.request("GET", "/get_relevant_documents", { query: { query: told.markerOf(id), collection_names: collection, k: 5 } });
+        expect(r.status, JSON.stringify(r.body)).toBe(200);
+        expect(r.body.warnings, `warnings of the search for ${id}`).toBeUndefined();
+        return r.body.results.map((h: { doc_id: string }) => h.doc_id) as string[];
+      }),
+    );
+    found.forEach((ids, j) => expect(hybrid ? ids.slice(0, 1) : ids, `search for the marker of ${ready[i + j]}`).toEqual([ready[i + j]]));
+  }
+  return { acknowledged: told.acknowledged.size, ready: ready.length, failed: rows.length - ready.length, lost: lost.length, duplicated: index.duplicates.length };
 }
 
 function markerOf(text: string): string {
