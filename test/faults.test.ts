@@ -478,7 +478,8 @@ describe("faults, distributed mode", () => {
   }, 600_000);
 
   it("the API killed with SIGKILL while uploads and bulk loads are in flight, then started again on the same data", async () => {
-    const first = await startService({ mode: "distributed", workers: 2, env: { WORKER_CONCURRENCY: "16" } });
+    // A load cut off between recording its version and queuing its job is the workers' recovery's to queue (lost jobs).
+    const first = await startService({ mode: "distributed", workers: 2, env: { WORKER_CONCURRENCY: "16", RECOVERY_INTERVAL_S: "2" } });
     const answers = new Answers("api-kill");
     answers.unansweredExpected = true;
     // Bulk loads of texts, and uploads several at once, one in five of them a large file.
