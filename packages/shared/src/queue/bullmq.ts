@@ -7,6 +7,12 @@ import { QUEUES, parseJob, type DroppedJob, type IngestJob, type JobHandler, typ
 
 const ingest = QUEUES.ingest;
 
+/**
+ * How long a batch's first job waits for more. Each batch is an index commit, and a commit of
+ * one document costs nearly as much as one of several.
+ */
+const GATHER_MS = 20;
+
 export interface BullQueueOptions {
   redisUrl: string;
   /** Redis key prefix: several deployments (or test runs) can share one Redis. */
@@ -29,6 +35,8 @@ export class BullQueue implements JobQueue {
   readonly #queue: Queue;
   #worker: Worker | null = null;
   #batch: { job: IngestJob; finalAttempt: boolean; done: (err?: unknown) => void }[] = [];
+  /** The timer that flushes a batch not yet full. */
+  #gathering: NodeJS.Timeout | null = null;
 
   constructor(options: BullQueueOptions) {
     this.#options = options;
@@ -80,11 +88,21 @@ export class BullQueue implements JobQueue {
     if (!payload) return;
     const attempts = job.opts.attempts ?? 1;
     const finalAttempt = job.attemptsMade + 1 >= attempts;
-    // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
-    // batch: one index transaction and one catalog commit instead of one per document.
+    // Jobs taken together (up to the concurrency) are handled as one batch: one index commit and
+    // one catalog commit instead of one per document. BullMQ hands them over one at a time, so
+    // the first waits up to GATHER_MS for the others.
     await new Promise<void>((resolve, reject) => {
-      if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
       this.#batch.push({ job: payload, finalAttempt, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.#batch.length >= this.#options.concurrency) {
+        if (this.#gathering) clearTimeout(this.#gathering);
+        this.#gathering = null;
+        void this.#flush(handler);
+      } else {
+        this.#gathering ??= setTimeout(() => {
+          this.#gathering = null;
+          void this.#flush(handler);
+        }, GATHER_MS);
+      }
     });
   }
 
