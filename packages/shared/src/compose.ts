@@ -91,6 +91,7 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
           // The writers maintain the index; an API with its own worker thread leaves it to the thread.
           maintainEveryMs: checkpoints === "external" ? 0 : undefined,
           maintainAfterRows: checkpoints === "external" ? Infinity : undefined,
+          maintainAfterCommits: checkpoints === "external" ? Infinity : undefined,
           // The embedded worker thread is the only one writing documents (the API thread only deletes).
           soleWriter: role.role === "embedded-worker",
           fusion: config.search.fusion,

@@ -157,3 +157,34 @@ describe("S3BlobStore", () => {
     }
   });
 });
+
+describe("S3BlobStore under a burst", () => {
+  it("sends more puts at once than it has connections: each waits its turn, none times out", { timeout: 60_000 }, async () => {
+    // Each PUT answered after 1.5 s: with the connection timeout at 1 s, a put that waited for
+    // a connection in the SDK's pool (not in the store's own queue) would time out.
+    let open = 0;
+    let most = 0;
+    const slow = createHttpServer((req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      req.resume();
+      req.on("end", () =>
+        setTimeout(() => {
+          open -= 1;
+          res.writeHead(200, { ETag: '"e"' }).end();
+        }, 1500),
+      );
+    });
+    await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
+    const store = new S3BlobStore({ ...s3.config, endpoint: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`, connectTimeoutMs: 1000, maxAttempts: 1 });
+    try {
+      const results = await Promise.allSettled(Array.from({ length: 120 }, (_, i) => store.put(`burst/k${i}`, new Uint8Array([i]))));
+      expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(most).toBeLessThanOrEqual(50);
+    } finally {
+      store.close();
+      slow.closeAllConnections();
+      await new Promise((resolve) => slow.close(resolve));
+    }
+  });
+});

@@ -31,6 +31,40 @@ const MiB = 1024 * 1024;
 const MIN_PART = 5 * MiB;
 /** DeleteObjects takes at most 1000 keys, which is also ListObjectsV2's largest page. */
 const BATCH = 1000;
+/** Connections the client keeps to the endpoint, and requests sent at once. */
+const CONNECTIONS = 50;
+/** Parts of a multipart upload sent at once. */
+const PARTS_AT_ONCE = 4;
+
+/**
+ * At most `size` requests at once (a multipart upload counts as its parts), the others waiting
+ * in turn. The SDK's connection timeout starts when a request is made, not when it gets one
+ * of the pool's connections: a burst of more requests than connections (a bulk load's blobs)
+ * would see those waiting for a connection time out, and answer 503, with the store well.
+ */
+class Slots {
+  #free: number;
+  readonly #waiting: { n: number; go: () => void }[] = [];
+
+  constructor(size: number) {
+    this.#free = size;
+  }
+
+  async run<T>(n: number, work: () => Promise<T>): Promise<T> {
+    if (this.#waiting.length > 0 || this.#free < n) await new Promise<void>((go) => this.#waiting.push({ n, go }));
+    else this.#free -= n;
+    try {
+      return await work();
+    } finally {
+      this.#free += n;
+      for (let next = this.#waiting[0]; next && next.n <= this.#free; next = this.#waiting[0]) {
+        this.#waiting.shift();
+        this.#free -= next.n;
+        next.go();
+      }
+    }
+  }
+}
 
 /**
  * Blobs as objects in one S3 bucket (AWS S3, MinIO, R2...). PutObject and CompleteMultipartUpload
@@ -45,6 +79,7 @@ export class S3BlobStore implements BlobStore {
   readonly #threshold: number;
   readonly #partSize: number;
   readonly #ownsClient: boolean;
+  readonly #slots = new Slots(CONNECTIONS);
 
   constructor(options: S3BlobOptions) {
     if (!options.bucket) throw new ConfigError("S3_BUCKET is required when BLOB_STORE=s3");
@@ -66,10 +101,16 @@ export class S3BlobStore implements BlobStore {
             ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey }
             : undefined,
         // The SDK's defaults wait without bound on a dead endpoint; a load should get its 503
-        // in seconds (about 4 s unreachable, 10 s for a server that accepts but never answers).
+        // in seconds (about 4 s unreachable, 10 s for a server that accepts but never answers,
+        // once it has a connection: behind more than CONNECTIONS requests, it waits its turn).
         // A second attempt still absorbs a keep-alive socket gone stale during a restart.
         maxAttempts: options.maxAttempts ?? 2,
-        requestHandler: { connectionTimeout: options.connectTimeoutMs ?? 2_000, socketTimeout: options.idleTimeoutMs ?? 5_000 },
+        // A request waits for a free connection before these start (see Slots).
+        requestHandler: {
+          connectionTimeout: options.connectTimeoutMs ?? 2_000,
+          socketTimeout: options.idleTimeoutMs ?? 5_000,
+          httpAgent: { keepAlive: true, maxSockets: CONNECTIONS },
+        },
         // Newer SDKs add CRC32 trailers by default, which several S3-compatible servers refuse.
         requestChecksumCalculation: "WHEN_REQUIRED",
         responseChecksumValidation: "WHEN_REQUIRED",
@@ -79,14 +120,12 @@ export class S3BlobStore implements BlobStore {
   async put(key: string, data: Uint8Array): Promise<void> {
     assertBlobKey(key);
     const params = { Bucket: this.#bucket, Key: key, Body: data, ContentType: "application/octet-stream" };
-    await this.#call("put", key, async () => {
-      if (data.byteLength < this.#threshold) {
-        await this.#client.send(new PutObjectCommand({ ...params, ContentLength: data.byteLength }));
-        return;
-      }
-      // Parts go up a few at a time as they are cut, rather than one request of the whole body.
-      await new Upload({ client: this.#client, params, partSize: this.#partSize, queueSize: 4 }).done();
-    });
+    if (data.byteLength < this.#threshold) {
+      await this.#call("put", key, () => this.#client.send(new PutObjectCommand({ ...params, ContentLength: data.byteLength })));
+      return;
+    }
+    // Parts go up a few at a time as they are cut, rather than one request of the whole body.
+    await this.#call("put", key, () => new Upload({ client: this.#client, params, partSize: this.#partSize, queueSize: PARTS_AT_ONCE }).done(), PARTS_AT_ONCE);
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -158,9 +197,10 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async #call<T>(op: string, target: string, run: () => Promise<T>): Promise<T> {
+  /** Runs `run` in `slots` of the client's connections; its errors normalised. */
+  async #call<T>(op: string, target: string, run: () => Promise<T>, slots = 1): Promise<T> {
     try {
-      return await run();
+      return await this.#slots.run(slots, run);
     } catch (err) {
       throw normalise(err, op, target);
     }

@@ -105,6 +105,26 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "late", collections: ["c"], filter: all, k: 5 })).toHaveLength(1);
   });
 
+  it("maintains after maintainAfterCommits commits of a few rows, without the timer", { timeout: 60_000 }, async () => {
+    const dir = tempDir();
+    const index = make({ dir, maintainAfterCommits: 5 });
+    for (let i = 0; i < 5; i++) await index.indexDocuments([whole(doc(`d${i}`, `tern ${i}`))]);
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    const deadline = Date.now() + 30_000; // a guard against a hang: maintenance runs in the background
+    let unindexed: number | undefined = 5;
+    while (unindexed !== 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      await table.checkoutLatest();
+      unindexed = (await table.indexStats("text_idx"))?.numUnindexedRows;
+    }
+    expect(unindexed).toBe(0);
+    expect((await table.stats()).fragmentStats.numFragments).toBe(1);
+    table.close();
+    db.close();
+    expect(await index.search({ query: "tern", collections: ["c"], filter: all, k: 10 })).toHaveLength(5);
+  });
+
   it("keeps every write made while maintenance runs: appends, replacements and deletes", async () => {
     for (const soleWriter of [true, false]) {
       const dir = tempDir();

@@ -95,3 +95,33 @@ describe("BullQueue: pending jobs and resubmission", () => {
     await expect(queue.resubmit(one)).rejects.toBeInstanceOf(UnavailableError);
   });
 });
+
+describe("BullQueue: batches", () => {
+  it("hands jobs over in batches of up to its concurrency, each job once", async () => {
+    const { queue: q } = fixture();
+    const groups = 8;
+    const jobs = Array.from({ length: groups * 4 }, (_, i): IngestJob => ({ collection: "c", docId: `d${i}`, version: 1, jobId: randomUUID() }));
+    const batches: string[][] = [];
+    let waiting: { count: number; done: () => void } | null = null;
+    q.start({
+      ingest: async (batch) => {
+        batches.push(batch.map((j) => j.docId));
+        await new Promise((r) => setTimeout(r, 50)); // an index commit
+        if (waiting && batches.flat().length >= waiting.count) waiting.done();
+      },
+    });
+    // As an API adds them: four requests a few milliseconds apart, to a worker waiting for jobs.
+    for (let g = 0; g < groups; g++) {
+      const handled = new Promise<void>((done) => (waiting = { count: (g + 1) * 4, done }));
+      for (const j of jobs.slice(g * 4, g * 4 + 4)) {
+        await q.enqueue([j]);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+      await handled;
+    }
+    expect(batches.flat().sort()).toEqual(jobs.map((j) => j.docId).sort());
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
+    // Each handled as BullMQ hands it over, the jobs made a batch each (31 or 32 batches).
+    expect(batches.length).toBeLessThanOrEqual(groups * 2);
+  }, 60_000);
+});

@@ -20,6 +20,12 @@ const PENDING = new Set(["waiting", "active", "delayed", "prioritized", "waiting
  */
 export const MAX_STALLS = 3;
 
+/**
+ * How long a batch's first job waits for more. Each batch is an index commit, and a commit of
+ * one document costs nearly as much as one of several.
+ */
+const GATHER_MS = 20;
+
 export interface BullQueueOptions {
   redisUrl: string;
   /** Redis key prefix: several deployments (or test runs) can share one Redis. */
@@ -42,6 +48,8 @@ export class BullQueue implements JobQueue {
   readonly #queue: Queue;
   #worker: Worker | null = null;
   #batch: { job: IngestJob; attempt: Attempt; done: (err?: unknown) => void }[] = [];
+  /** The timer that flushes a batch not yet full. */
+  #gathering: NodeJS.Timeout | null = null;
 
   constructor(options: BullQueueOptions) {
     this.#options = options;
@@ -130,11 +138,21 @@ export class BullQueue implements JobQueue {
       attempt.abandon = `its worker stopped ${job.stalledCounter} times while indexing it (killed, or crashed by it); load it again to retry`;
     }
     try {
-      // Jobs taken in the same turn of the event loop (up to the concurrency) are handled as one
-      // batch: one index transaction and one catalog commit instead of one per document.
+      // Jobs taken together (up to the concurrency) are handled as one batch: one index commit and
+      // one catalog commit instead of one per document. BullMQ hands them over one at a time, so
+      // the first waits up to GATHER_MS for the others.
       await new Promise<void>((resolve, reject) => {
-        if (this.#batch.length === 0) setImmediate(() => void this.#flush(handler));
         this.#batch.push({ job: payload, attempt, done: (err) => (err ? reject(err) : resolve()) });
+        if (this.#batch.length >= this.#options.concurrency) {
+          if (this.#gathering) clearTimeout(this.#gathering);
+          this.#gathering = null;
+          void this.#flush(handler);
+        } else {
+          this.#gathering ??= setTimeout(() => {
+            this.#gathering = null;
+            void this.#flush(handler);
+          }, GATHER_MS);
+        }
       });
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
