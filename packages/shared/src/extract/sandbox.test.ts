@@ -93,9 +93,11 @@ describe("extraction sandbox", () => {
   });
 
   it("counts the time limit per document, not while it waits in the queue", async () => {
-    const box = sandbox({ size: 1, timeoutMs: 800 });
-    const results = await Promise.all([1, 2, 3].map((i) => box.extract(bytes("sleep 300"), `type/${i}`)));
-    expect(results.map((r) => r.text)).toEqual(["type/1: sleep 300", "type/2: sleep 300", "type/3: sleep 300"]);
+    // Three documents of 1 s each, one at a time: the last finishes 3 s after it was queued, past
+    // the 2.5 s limit, which each document alone stays well within (a loaded machine included).
+    const box = sandbox({ size: 1, timeoutMs: 2500 });
+    const results = await Promise.all([1, 2, 3].map((i) => box.extract(bytes("sleep 1000"), `type/${i}`)));
+    expect(results.map((r) => r.text)).toEqual(["type/1: sleep 1000", "type/2: sleep 1000", "type/3: sleep 1000"]);
   });
 
   it("transfers bytes that fill their buffer and copies a view into a larger one", async () => {
