@@ -412,9 +412,11 @@ function sqlValue(v: unknown): string {
 }
 
 /**
- * A commit refused because another one changed what this one read, or a read of a version that
- * maintenance removed meanwhile (it runs beside the writes): worth running again from the start.
+ * A commit refused because another one changed what this one read, LanceDB's own retries of
+ * such a commit spent (seen under load: a delete beside other processes' appends and
+ * compactions, "Too many concurrent writers"), or a read of a version that maintenance removed
+ * meanwhile (it runs beside the writes): worth running again from the start.
  */
 function isCommitConflict(err: unknown): boolean {
-  return err instanceof Error && /incompatible transaction|commit conflict|retryable|Not found: \S+\.manifest/i.test(err.message);
+  return err instanceof Error && /incompatible transaction|commit conflict|retryable|too many concurrent writers|Not found: \S+\.manifest/i.test(err.message);
 }
