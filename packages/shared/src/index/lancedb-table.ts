@@ -13,6 +13,9 @@ export interface OpenTable {
   table: Table;
   /** Length of the stored vectors, or null when the table keeps none. */
   vectorSize: number | null;
+  /** The caches, shared with the connections that reopen the table (reopenChunkTable). */
+  session: Session;
+  dir: string;
 }
 
 /**
@@ -48,7 +51,22 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
     await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
     vectorSize = dimensions;
   }
-  return { db, table, vectorSize };
+  return { db, table, vectorSize, session, dir };
+}
+
+/**
+ * The same table on a new connection sharing `opened`'s caches. LanceDB keeps memory for every
+ * table version a connection has seen until the connection is closed (0.39: about 0.1 MiB a
+ * version), so a long-running process moves to a new one now and then (LanceSearchIndex).
+ */
+export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
+  const db = await connect(opened.dir, { readConsistencyInterval: 0 }, opened.session);
+  try {
+    return { ...opened, db, table: await db.openTable(TABLE_NAME) };
+  } catch (err) {
+    db.close();
+    throw err;
+  }
 }
 
 async function openOrCreate(db: Connection, dimensions: number | null): Promise<Table> {

@@ -9,7 +9,7 @@ import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
-import { openChunkTable, type OpenTable } from "./lancedb-table.ts";
+import { openChunkTable, reopenChunkTable, type OpenTable } from "./lancedb-table.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
 
@@ -42,7 +42,18 @@ export interface LanceIndexOptions {
   cacheBytes?: number;
   /** How hybrid searches fuse their two rankings (default DEFAULT_FUSION). */
   fusion?: HybridFusion;
+  /**
+   * Table versions (this process's commits and other processes') after which the table is
+   * opened on a new connection (default 250; 0 for never): LanceDB keeps memory for each
+   * version a connection has seen until it is closed (0.39: about 0.1 MiB a version).
+   */
+  renewAfterVersions?: number;
+  /** How often the table's version is looked at for that (default 5 s). */
+  renewCheckMs?: number;
 }
+
+/** An open table and the operations still using it: a replaced one is closed when they end. */
+type Handle = OpenTable & { users: number; retired: boolean; since: number };
 
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 /** The index's folder, as error details name it. */
@@ -66,7 +77,13 @@ const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
  */
 export class LanceSearchIndex implements SearchIndex {
   readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
-  readonly #opened: Promise<OpenTable>;
+  /** The first opening; then #current is the table in use. */
+  readonly #opened: Promise<Handle>;
+  #current: Handle | null = null;
+  #renewing = false;
+  #renewTimer: NodeJS.Timeout | null = null;
+  /** Connections opened on the table, the first included (renewed after renewAfterVersions). */
+  #connections = 1;
   #queue: Promise<unknown> = Promise.resolve();
   #maintenanceQueue: Promise<unknown> = Promise.resolve();
   /** Commits since the last maintenance, and the rows they wrote. */
@@ -99,17 +116,86 @@ export class LanceSearchIndex implements SearchIndex {
       soleWriter: options.soleWriter ?? false,
       cacheBytes: options.cacheBytes ?? 256 * 1024 * 1024,
       fusion: options.fusion ?? DEFAULT_FUSION,
+      renewAfterVersions: options.renewAfterVersions ?? 250,
+      renewCheckMs: options.renewCheckMs ?? 5_000,
     };
-    this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes);
+    this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes).then(async (opened) => (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() }));
     this.#opened.catch(() => {}); // reported by the first call that awaits it
     if (this.#options.maintainEveryMs > 0) {
       this.#timer = setInterval(() => void this.#maintainIfDue(true), this.#options.maintainEveryMs);
       this.#timer.unref();
     }
+    if (this.#options.renewAfterVersions > 0) {
+      this.#renewTimer = setInterval(() => void this.#renewIfDue(), this.#options.renewCheckMs);
+      this.#renewTimer.unref();
+    }
   }
 
-  async #table(): Promise<Table> {
-    return (await this.#opened).table;
+  /** Connections opened on the table so far, the first included. */
+  get connections(): number {
+    return this.#connections;
+  }
+
+  /** Runs `use` on the table; the connection it was given is not closed before `use` ends. */
+  async #with<T>(use: (table: Table) => Promise<T>): Promise<T> {
+    const handle = await this.#acquire();
+    try {
+      return await use(handle.table);
+    } finally {
+      release(handle);
+    }
+  }
+
+  async *#withEach<T>(use: (table: Table) => AsyncGenerator<T>): AsyncGenerator<T> {
+    const handle = await this.#acquire();
+    try {
+      yield* use(handle.table);
+    } finally {
+      release(handle);
+    }
+  }
+
+  /** The table in use, counted as used: taken in the same step as it is read, so never one closed meanwhile. */
+  async #acquire(): Promise<Handle> {
+    await this.#opened;
+    const handle = this.#current!;
+    handle.users += 1;
+    return handle;
+  }
+
+  /**
+   * Opens the table on a new connection once the current one has seen renewAfterVersions
+   * versions; the old one is closed when the operations using it end. Fails quietly: the
+   * current connection stays, and the next check tries again.
+   */
+  async #renewIfDue(): Promise<void> {
+    if (this.#renewing) return;
+    this.#renewing = true;
+    try {
+      const handle = await this.#acquire();
+      let next: Handle | null = null;
+      try {
+        const version = await handle.table.version();
+        if (version - handle.since < this.#options.renewAfterVersions || handle.retired) return;
+        const opened = await reopenChunkTable(handle);
+        next = { ...opened, users: 0, retired: false, since: await opened.table.version() };
+      } finally {
+        release(handle);
+      }
+      if (handle.retired) {
+        // Closed meanwhile (close()): the new connection is not needed.
+        closeHandle(next);
+        return;
+      }
+      this.#current = next;
+      this.#connections += 1;
+      handle.retired = true;
+      if (handle.users === 0) closeHandle(handle);
+    } catch (err) {
+      this.#options.logger?.warn({ err }, "search index: could not open a new connection; the current one stays");
+    } finally {
+      this.#renewing = false;
+    }
   }
 
   /**
@@ -124,7 +210,7 @@ export class LanceSearchIndex implements SearchIndex {
     const attempt = async (): Promise<T> => {
       for (let n = 1; ; n++) {
         try {
-          return await write(await this.#table());
+          return await this.#with(write);
         } catch (err) {
           if (n >= 8 || !isCommitConflict(err)) throw storageError(err, INDEX_PLACE) ?? err;
           await sleep(50 * n); // most conflicts are with a maintenance run's compaction: let it finish
@@ -287,24 +373,24 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
-    const { table, vectorSize } = await this.#opened;
-    return searchChunks(table, request, vectorSize, this.#options.fusion);
+    const { vectorSize } = await this.#opened;
+    return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
-    return findHeads(await this.#table(), request);
+    return this.#with((table) => findHeads(table, request));
   }
 
   async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
-    yield* scanHeads(await this.#table(), request);
+    yield* this.#withEach((table) => scanHeads(table, request));
   }
 
   async documentChunks(collection: string, docId: string): Promise<DocumentChunks | null> {
-    return readChunks(await this.#table(), collection, docId);
+    return this.#with((table) => readChunks(table, collection, docId));
   }
 
   async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
-    yield* inventoryOf(await this.#table(), scope, batch);
+    yield* this.#withEach((table) => inventoryOf(table, scope, batch));
   }
 
   /**
@@ -331,7 +417,7 @@ export class LanceSearchIndex implements SearchIndex {
     // makes its commit fail, and after two such failures it runs between this instance's writes.
     for (let attempt = 1; stats === undefined; attempt++) {
       try {
-        stats = attempt <= 2 ? await optimize(await this.#table()) : await this.#serial(optimize);
+        stats = attempt <= 2 ? await this.#with(optimize) : await this.#serial(optimize);
       } catch (err) {
         if (attempt > 2 || !isCommitConflict(err)) throw err;
       }
@@ -339,7 +425,7 @@ export class LanceSearchIndex implements SearchIndex {
     // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
     this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
     // A run costs in proportion to the table: the next one waits for half as many rows again.
-    this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await (await this.#table()).countRows()) / 2));
+    this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await this.#with((table) => table.countRows())) / 2));
     return stats;
   }
 
@@ -372,7 +458,7 @@ export class LanceSearchIndex implements SearchIndex {
 
   /** Fails when the table cannot be read, or its folder cannot be written (read-only: a StorageError). */
   async ping(): Promise<void> {
-    await (await this.#table()).countRows("false");
+    await this.#with((table) => table.countRows("false"));
     try {
       await access(this.#options.dir, constants.W_OK);
     } catch (err) {
@@ -382,13 +468,26 @@ export class LanceSearchIndex implements SearchIndex {
 
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
-    this.#timer = null;
+    if (this.#renewTimer) clearInterval(this.#renewTimer);
+    this.#timer = this.#renewTimer = null;
     await this.#maintaining;
     await this.#queue;
-    const opened: OpenTable | null = await this.#opened.catch(() => null);
-    opened?.table.close();
-    opened?.db.close();
+    const opened = await this.#opened.then(() => this.#current, () => null);
+    if (opened && !opened.retired) {
+      opened.retired = true;
+      if (opened.users === 0) closeHandle(opened);
+    }
   }
+}
+
+function release(handle: Handle): void {
+  handle.users -= 1;
+  if (handle.retired && handle.users === 0) closeHandle(handle);
+}
+
+function closeHandle(handle: Handle): void {
+  handle.table.close();
+  handle.db.close();
 }
 
 /** FNV-1a of a document's key, in 31 bits (a small integer to V8). Two keys may share a hash: that only costs a lookup. */
