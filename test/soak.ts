@@ -49,7 +49,7 @@ export interface SoakFigures {
   documentsDeleted: number;
   /** Seconds from the last load's answer until nothing was pending. */
   settleSeconds: number;
-  /** Resident memory of the API process (MB): before, highest during the load and the audit, 5 s after the audit (or once below the peak, 90 s at most). */
+  /** Resident memory of the API process (MB): before, highest during the load and the audit, 5 s after the audit (or once below the peak, 120 s at most). */
   apiRssMb: { before: number; peak: number; after: number };
   /** Highest resident memory of each worker process (MB), distributed mode. */
   workerPeakRssMb: number[];
@@ -340,11 +340,11 @@ export async function auditSoak(svc: Service, ledger: SoakLedger, figures: SoakF
     catalog.close();
   }
   ledger.stopSampling?.();
-  // 5 s after the audit, or later (90 s at most) if it has not come down from its peak by then.
+  // 5 s after the audit, or later (120 s at most) if it has not come down from its peak by then.
   await new Promise((r) => setTimeout(r, 5_000));
   for (let waited = 5; ; waited++) {
     figures.apiRssMb.after = rssMb(svc.proc.pid);
-    if (figures.apiRssMb.after < figures.apiRssMb.peak || waited >= 90) break;
+    if (figures.apiRssMb.after < figures.apiRssMb.peak || waited >= 120) break;
     await new Promise((r) => setTimeout(r, 1_000));
   }
 }
