@@ -45,7 +45,7 @@ export interface LanceIndexOptions {
   /**
    * Table versions (this process's commits and other processes') after which the table is
    * opened on a new connection (default 250; 0 for never): LanceDB keeps memory for each
-   * version a connection has seen until it is closed (0.39: about 0.1 MiB a version).
+   * version a connection has seen until it is closed (0.39: 0.1 to 0.3 MiB a version).
    */
   renewAfterVersions?: number;
   /** How often the table's version is looked at for that (default 5 s). */
@@ -73,7 +73,8 @@ const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
  * and usually a small fragment behind; `maintain()` (on a timer, and after enough rows or
  * commits) compacts them, folds new rows into the indexes (rows appended after the full-text
  * index was built are found only by a slower flat scan until then) and removes versions older
- * than `keepVersionsMs`.
+ * than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a new connection
+ * (#renewIfDue), each operation keeping the one it started on until it ends.
  */
 export class LanceSearchIndex implements SearchIndex {
   readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
