@@ -21,9 +21,19 @@ const SECRET_ACCESS_KEY = "S3RVER";
 
 // The child reports its port over IPC, and exits when the IPC channel closes, so a test
 // process that dies never leaves a server behind.
+// s3rver's deleteObject also removes the folders a delete leaves empty, racing a put into the
+// same folder (keys share their first segments): the put's file then cannot be opened, and the
+// unhandled error ends the server (seen in the Redis outage test, where refused loads remove
+// their blobs while others are stored). Here deletes remove the object's files only.
 const CHILD = `
 const [modulePath, options] = process.argv.slice(1);
 const S3rver = require(modulePath);
+const fs = require("fs/promises");
+const Store = require(require("path").join(require("path").dirname(modulePath), "stores", "filesystem.js"));
+Store.prototype.deleteObject = async function (bucket, key) {
+  await Promise.all(["object", "object.md5", "metadata.json"].map((kind) =>
+    fs.unlink(this.getResourcePath(bucket, key, kind)).catch((err) => { if (err.code !== "ENOENT") throw err; })));
+};
 process.on("disconnect", () => process.exit(0));
 new S3rver({ ...JSON.parse(options), address: "127.0.0.1", silent: true }).run().then(
   (address) => process.send({ port: address.port }),
