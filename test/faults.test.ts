@@ -259,6 +259,20 @@ async function someReady(target: { url: string; token: string }, collection: str
   }, SETTLE_MS);
 }
 
+/**
+ * The start of an outage test: 300 documents loaded in bulk, clients loading more without
+ * pause, and some of them pending while one is ready (what the test checks reads stay possible with).
+ */
+async function underLoad(svc: Service, name: string) {
+  const answers = new Answers(name);
+  const c = answers.collection;
+  for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
+  const loaders = keepLoading(() => svc, answers, { clients: 3, bulk: 10, cap: 600 });
+  const readyId = await someReady(svc, c);
+  expect((await collectionStats(svc, c))!.pending).toBeGreaterThan(0);
+  return { answers, c, loaders, readyId };
+}
+
 interface Figures extends Audited {
   refused: number;
   unanswered: number;
@@ -350,12 +364,7 @@ describe("faults, distributed mode", () => {
     await redis.start();
     atFileEnd(() => redis.stop());
     const svc = await startService({ mode: "distributed", workers: 2, env: { REDIS_URL: redis.url, WORKER_CONCURRENCY: "16" } });
-    const answers = new Answers("redis");
-    const c = answers.collection;
-    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
-    const loaders = keepLoading(() => svc, answers, { clients: 3, bulk: 10, cap: 600 });
-    const readyId = await someReady(svc, c);
-    expect((await collectionStats(svc, c))!.pending).toBeGreaterThan(0);
+    const { answers, c, loaders, readyId } = await underLoad(svc, "redis");
 
     await redis.stop();
     const stopped = Date.now();
@@ -388,12 +397,7 @@ describe("faults, distributed mode", () => {
     const s3 = await startS3Server();
     atFileEnd(() => s3.stop());
     const svc = await startService({ mode: "distributed", workers: 2, env: { S3_ENDPOINT: s3.config.endpoint, S3_BUCKET: s3.config.bucket, WORKER_CONCURRENCY: "16" } });
-    const answers = new Answers("s3");
-    const c = answers.collection;
-    for (let b = 0; b < 6; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
-    const loaders = keepLoading(() => svc, answers, { clients: 3, bulk: 10, cap: 600 });
-    const readyId = await someReady(svc, c);
-    expect((await collectionStats(svc, c))!.pending).toBeGreaterThan(0);
+    const { answers, c, loaders, readyId } = await underLoad(svc, "s3");
 
     await s3.down();
     const stopped = Date.now();
