@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
+import { Queue, Worker } from "bullmq";
 import { Redis } from "ioredis";
 import { BullQueue } from "./bullmq.ts";
 import { createLogger } from "../logger.ts";
@@ -54,6 +54,47 @@ describe("BullQueue: pending jobs and resubmission", () => {
     expect(await queue.resubmit(lost)).toBe(true);
     expect(await queue.isPending(lost.jobId)).toBe(true);
     expect(await raw.getJobCounts("waiting")).toEqual({ waiting: 2 });
+  });
+
+  it("calls pending exactly the jobs that BullMQ's getJobState calls waiting, delayed, prioritized or active", async () => {
+    // isPending reads the job's hash rather than scanning the waiting list: the two must agree.
+    const { queue, raw, prefix } = fixture();
+    const data = (id: string) => ({ collection: "c", docId: id, version: 1, jobId: id });
+    const id = () => randomUUID();
+    const [waiting, delayed, prioritized, active, completed, failed, retrying, removed] = [id(), id(), id(), id(), id(), id(), id(), id()];
+    await raw.add("ingest", data(delayed), { jobId: delayed, delay: 60_000 });
+    for (const j of [active, completed, failed, retrying]) {
+      await raw.add("ingest", data(j), { jobId: j, attempts: j === retrying ? 3 : 1, backoff: { type: "fixed", delay: 60_000 } });
+    }
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
+    const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const worker = new Worker(
+      "ingest",
+      async (j) => {
+        if (j.id === active) await held;
+        if (j.id === failed || j.id === retrying) throw new Error("refused");
+      },
+      { connection, prefix, concurrency: 8 },
+    );
+    undo.push(async () => {
+      release();
+      await worker.close();
+      connection.disconnect();
+    });
+    await until(async () => (await raw.getJobCounts("completed", "failed", "delayed")).failed === 1);
+    await until(async () => (await raw.getJobState(retrying)) === "delayed" && (await raw.getJobState(completed)) === "completed");
+    await raw.pause(); // the active job stays held; nothing else is taken
+    await raw.add("ingest", data(prioritized), { jobId: prioritized, priority: 3 });
+    await raw.add("ingest", data(waiting), { jobId: waiting });
+    await raw.add("ingest", data(removed), { jobId: removed });
+    await raw.remove(removed);
+    const expected = { waiting: true, delayed: true, prioritized: true, active: true, completed: false, failed: false, retrying: true, removed: false, unknown: false };
+    const ids = { waiting, delayed, prioritized, active, completed, failed, retrying, removed, unknown: id() };
+    const states = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([k, v]) => [k, await raw.getJobState(v)])));
+    expect(states).toMatchObject({ waiting: "waiting", delayed: "delayed", prioritized: "prioritized", active: "active", completed: "completed", failed: "failed", retrying: "delayed", unknown: "unknown" });
+    const pending = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([k, v]) => [k, await queue.isPending(v)])));
+    expect(pending).toEqual(expected);
   });
 
   it("leaves one job when several callers resubmit the same lost job at once", async () => {
