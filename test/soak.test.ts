@@ -17,6 +17,9 @@ describe.each<Mode>(["embedded", "distributed"])("soak, %s mode", (mode) => {
   it("holds the load: nothing acknowledged lost or doubled, the deleted gone, no 5xx, memory back down", async () => {
     const svc = await startService({ mode, env: { LOG_LEVEL: "error" } });
     const { figures, ledger } = await runSoak(svc);
+    // Shown before the audit, whose failure would otherwise hide them: an answer that never came
+    // (a deletion cut off, say) leaves the ledger unsure of what the service did.
+    if (figures.unexpected.length > 0) console.log(`unexpected answers:\n${figures.unexpected.join("\n")}`);
     await auditSoak(svc, ledger, figures);
     console.log(soakReport(mode, figures).join("\n"));
     expect(figures.unexpected, "unexpected answers").toEqual([]);
