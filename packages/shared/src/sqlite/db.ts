@@ -90,11 +90,29 @@ export interface OpenOptions {
   checkpoint?: "auto" | "external";
 }
 
+/**
+ * Switching a file to WAL can answer SQLITE_BUSY at once, without waiting on the busy handler,
+ * while another process opens the same file (seen when two workers started together): it is
+ * tried again for up to 10 s.
+ */
+function enableWal(db: Db): void {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    try {
+      db.pragma("journal_mode = WAL");
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+    }
+  }
+}
+
 /** Opens (and creates) a database in WAL mode; several threads or processes may share the file. */
 export function openDatabase(file: string, schema: string, options: OpenOptions = {}): Db {
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
-  db.pragma("journal_mode = WAL");
+  enableWal(db);
   // NORMAL in WAL mode loses nothing when the process dies; only an OS crash can drop the
   // last transactions. FULL would cost an fsync per load.
   db.pragma("synchronous = NORMAL");
