@@ -166,3 +166,47 @@ describe("BullQueue: batches", () => {
     expect(batches.length).toBeLessThanOrEqual(groups * 2);
   }, 60_000);
 });
+
+describe("BullQueue: a job whose worker died holding it", () => {
+  it("runs alone: the jobs in flight end first, the ones taken meanwhile are handed back unspent", async () => {
+    const { queue: q, raw, prefix } = fixture();
+    const normal = Array.from({ length: 12 }, (_, i): IngestJob => ({ collection: "c", docId: `n${i}`, version: 1, jobId: randomUUID() }));
+    const suspects = Array.from({ length: 3 }, (_, i): IngestJob => ({ collection: "c", docId: `s${i}`, version: 1, jobId: randomUUID() }));
+    await q.enqueue(normal.slice(0, 4));
+    // As a stall leaves it (BullMQ's stalled counter, the job back in the waiting list).
+    const redis = new Redis(REDIS_URL);
+    undo.push(async () => redis.disconnect());
+    for (const s of suspects) {
+      await q.enqueue([s]);
+      await redis.hset(`${prefix}:ingest:${s.jobId}`, "stc", "1");
+    }
+    await q.enqueue(normal.slice(4));
+
+    let inFlight: string[] = [];
+    const handled: string[][] = [];
+    const aloneSeen: { doc: string; others: string[]; active: number }[] = [];
+    q.start({
+      ingest: async (batch) => {
+        const ids = batch.map((j) => j.docId);
+        handled.push(ids);
+        const others = [...inFlight];
+        inFlight.push(...ids);
+        if (ids.some((d) => d.startsWith("s"))) {
+          // What BullMQ says this worker holds while the job runs: itself, once the jobs taken meanwhile are handed back.
+          let active = await raw.getActiveCount();
+          for (let t = 0; active > 1 && t < 100; t++, active = await raw.getActiveCount()) await new Promise((r) => setTimeout(r, 20));
+          aloneSeen.push({ doc: ids.join(","), others, active });
+        }
+        await new Promise((r) => setTimeout(r, 50)); // an index commit
+        inFlight = inFlight.filter((d) => !ids.includes(d));
+      },
+    });
+    await until(async () => handled.flat().length >= normal.length + suspects.length && (await raw.getJobCounts("completed")).completed === normal.length + suspects.length);
+
+    expect(handled.flat().sort()).toEqual([...normal, ...suspects].map((j) => j.docId).sort());
+    expect(aloneSeen.map((a) => a.doc).sort()).toEqual(["s0", "s1", "s2"]);
+    for (const seen of aloneSeen) expect(seen).toMatchObject({ others: [], active: 1 });
+    // Handed back, not failed: no job spent an attempt.
+    for (const j of await raw.getCompleted()) expect(j.attemptsMade).toBe(1);
+  }, 60_000);
+});

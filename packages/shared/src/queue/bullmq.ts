@@ -11,7 +11,6 @@ const ingest = QUEUES.ingest;
 /** How long a job waits after DATA_DIR refused its writes (full, read-only) before it runs again. */
 export const STORAGE_RETRY_MS = 5000;
 
-
 /**
  * How often a job's worker may die while holding it (its lock lapsing, the job taken back)
  * before the job is given up on: its next run settles it as failed instead of running it.
@@ -23,6 +22,9 @@ export const MAX_STALLS = 3;
  * one document costs nearly as much as one of several.
  */
 const GATHER_MS = 20;
+
+/** How long a job taken while a job runs alone waits before it is handed out again. */
+const SOLO_DEFER_MS = 1000;
 
 export interface BullQueueOptions {
   redisUrl: string;
@@ -48,6 +50,12 @@ export class BullQueue implements JobQueue {
   #batch: { job: IngestJob; attempt: Attempt; done: (err?: unknown) => void }[] = [];
   /** The timer that flushes a batch not yet full. */
   #gathering: NodeJS.Timeout | null = null;
+  /** Jobs of this process gathered into a batch or being handled, not counting one run alone. */
+  #held = 0;
+  /** Told when #held falls to 0. */
+  #drained: (() => void)[] = [];
+  /** Whether a job runs alone in this process (or waits for the others to end first). */
+  #solo = false;
 
   constructor(options: BullQueueOptions) {
     this.#options = options;
@@ -148,22 +156,18 @@ export class BullQueue implements JobQueue {
       attempt.abandon = `its worker stopped ${job.stalledCounter} times while indexing it (killed, or crashed by it); load it again to retry`;
     }
     try {
-      // Jobs taken together (up to the concurrency) are handled as one batch: one index commit and
-      // one catalog commit instead of one per document. BullMQ hands them over one at a time, so
-      // the first waits up to GATHER_MS for the others.
-      await new Promise<void>((resolve, reject) => {
-        this.#batch.push({ job: payload, attempt, done: (err) => (err ? reject(err) : resolve()) });
-        if (this.#batch.length >= this.#options.concurrency) {
-          if (this.#gathering) clearTimeout(this.#gathering);
-          this.#gathering = null;
-          void this.#flush(handler);
-        } else {
-          this.#gathering ??= setTimeout(() => {
-            this.#gathering = null;
-            void this.#flush(handler);
-          }, GATHER_MS);
-        }
-      });
+      // A job whose worker died holding it runs alone: if it takes this worker down too, the jobs
+      // that were batched with it are not counted a stall each time with it, and given up on.
+      // While it runs (and while it waits for the jobs in flight to end) this worker takes no
+      // new job, and hands back the ones it was taking.
+      if (this.#solo) return await this.#defer(job, token);
+      if (job.stalledCounter > 0 && attempt.abandon === undefined) return await this.#runAlone(payload, attempt, handler);
+      this.#held++;
+      try {
+        await this.#gather(payload, attempt, handler);
+      } finally {
+        if (--this.#held === 0) for (const drained of this.#drained.splice(0)) drained();
+      }
     } catch (err) {
       if (!(err instanceof StorageError)) throw err;
       // DATA_DIR full or read-only: the job runs again later, for as long as that lasts, and
@@ -172,6 +176,46 @@ export class BullQueue implements JobQueue {
       await job.moveToDelayed(Date.now() + STORAGE_RETRY_MS, token);
       throw new DelayedError();
     }
+  }
+
+  /**
+   * Jobs taken together (up to the concurrency) are handled as one batch: one index commit and
+   * one catalog commit instead of one per document. BullMQ hands them over one at a time, so the
+   * first waits up to GATHER_MS for the others.
+   */
+  #gather(payload: IngestJob, attempt: Attempt, handler: JobHandler<"ingest">): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#batch.push({ job: payload, attempt, done: (err) => (err ? reject(err) : resolve()) });
+      if (this.#batch.length >= this.#options.concurrency) {
+        if (this.#gathering) clearTimeout(this.#gathering);
+        this.#gathering = null;
+        void this.#flush(handler);
+      } else {
+        this.#gathering ??= setTimeout(() => {
+          this.#gathering = null;
+          void this.#flush(handler);
+        }, GATHER_MS);
+      }
+    });
+  }
+
+  async #runAlone(payload: IngestJob, attempt: Attempt, handler: JobHandler<"ingest">): Promise<void> {
+    const worker = this.#worker!;
+    this.#solo = true;
+    try {
+      await worker.pause(true);
+      while (this.#held > 0) await new Promise<void>((drained) => this.#drained.push(drained));
+      await handler([payload], attempt);
+    } finally {
+      this.#solo = false;
+      if (this.#worker === worker) void worker.resume();
+    }
+  }
+
+  /** Hands a job back (BullMQ's delayed set) without spending an attempt or counting a stall. */
+  async #defer(job: Job, token: string | undefined): Promise<never> {
+    await job.moveToDelayed(Date.now() + SOLO_DEFER_MS, token);
+    throw new DelayedError();
   }
 
   async #flush(handler: JobHandler<"ingest">): Promise<void> {
