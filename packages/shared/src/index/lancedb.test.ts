@@ -158,8 +158,13 @@ describe("LanceSearchIndex", () => {
     let versions = Infinity;
     while (Date.now() < deadline && versions > 3) {
       await new Promise((r) => setTimeout(r, 100));
-      await table.checkoutLatest();
-      versions = (await table.listVersions()).length;
+      try {
+        await table.checkoutLatest();
+        versions = (await table.listVersions()).length;
+      } catch (err) {
+        // Listing reads every version's manifest: one the maintenance removes meanwhile is missing. Look again.
+        if (!/Not found: \S+\.manifest/.test(String(err))) throw err;
+      }
     }
     expect(versions).toBeLessThanOrEqual(3);
     table.close();
