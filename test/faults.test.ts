@@ -340,7 +340,9 @@ describe("faults, distributed mode", () => {
         for (const j of settled ? await queue.getActive() : [await queue.getJob(target)]) {
           if (!j) continue;
           const activation = `${j.processedBy}@${j.processedOn}`;
-          const held = settled || ((await j.getState()) === "active" && seen === (seen = activation));
+          const again = seen === activation;
+          seen = activation;
+          const held = settled || (again && (await j.getState()) === "active");
           const proc = held ? holder(svc, j.processedBy) : undefined;
           if (proc) return { proc, job: j };
         }
