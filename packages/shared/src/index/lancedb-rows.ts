@@ -49,6 +49,12 @@ export function chunkId(collection: string, docId: string, index: number): strin
   return JSON.stringify([collection, docId, index]);
 }
 
+/** The collection, document and chunk index a chunkId names. */
+export function chunkKey(id: string): { collection: string; docId: string; chunk: number } {
+  const [collection, docId, chunk] = JSON.parse(id) as [string, string, number];
+  return { collection, docId, chunk };
+}
+
 /** Vectors of another length than the index holds (or any vector, when it keeps none). */
 export function indexDimensionMismatch(stored: number | null, given: number): DimensionMismatchError {
   return stored === null
