@@ -3,6 +3,7 @@
  * over HTTP (500 documents a request, 4 requests at once, one collection), then the three
  * query sets from 8 concurrent clients; memory of the service process and disk of DATA_DIR.
  */
+import http from "node:http";
 import { removeDir, startService, type Service } from "../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { metadataJson, scaleBatches } from "./scale-corpus.ts";
@@ -28,15 +29,31 @@ export function serviceEnv(): Record<string, string> {
   return { ...env, API_TOKENS: TOKEN };
 }
 
-async function call(svc: Service, route: string, body: unknown): Promise<any> {
-  const res = await fetch(new URL(route, svc.url), {
-    method: body === undefined ? "GET" : "POST",
-    headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * The bench's client: node:http on kept-alive connections. `fetch` cost this process 1.5-1.6 ms
+ * of CPU a search against 0.65 ms (measured on the 200,000-document table): on a machine of two
+ * cores, that share is taken from the service, and the bare side beside it has no client at all.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function call(svc: Service, route: string, body: unknown): Promise<any> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${TOKEN}` };
+    if (payload !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
+    const req = http.request(new URL(route, svc.url), { method: payload === undefined ? "GET" : "POST", agent, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (b: Buffer) => parts.push(b));
+      res.on("error", reject);
+      res.on("end", () => {
+        const text = Buffer.concat(parts).toString("utf8");
+        if (res.statusCode! >= 300) reject(new Error(`${route.split("?")[0]}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
+        else resolve(JSON.parse(text));
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
   });
-  const text = await res.text();
-  if (res.status >= 300) throw new Error(`${route.split("?")[0]}: HTTP ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
 }
 
 async function counts(svc: Service): Promise<Counts> {
