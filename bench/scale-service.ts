@@ -106,13 +106,18 @@ export async function load(svc: Service, opts: ScaleOptions) {
   }
 }
 
-export async function querySets(svc: Service, opts: ScaleOptions) {
-  const { queries, seconds } = opts;
-  const search = (metadata: string | undefined) => async (i: number) => {
+/** One search of the bench's collection (the i-th query, k=10), with `metadata` as its filter; its number of results. */
+export function searchCall(svc: Service, queries: readonly string[], metadata: string | undefined): (i: number) => Promise<number> {
+  return async (i) => {
     const q = encodeURIComponent(queries[i % queries.length]!);
     const r = await call(svc, `/get_relevant_documents?k=10&query=${q}`, { collection_names: [COLLECTION], ...(metadata ? { metadata } : {}) });
     return r.results.length as number;
   };
+}
+
+export async function querySets(svc: Service, opts: ScaleOptions) {
+  const { queries, seconds } = opts;
+  const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
   const tag = async () => {
     const r = await call(svc, `/get_content_by_tag?collection_name=${COLLECTION}&limit=100`, { tag_info: TAG_TEXT });
     return r.documents.length as number;

@@ -1,8 +1,12 @@
 /**
  * `pnpm bench:unindexed`: bare LanceDB's full-text search while part of the table is not yet in
  * its index (rows appended after the index was built or last updated), during `optimize()`, and
- * after it; then the same search asked for k and for 2k rows. These bound what the embedded
- * index can do while a load is being indexed, and why its maintenance matters.
+ * after it; then the same search asked for k and for 2k rows; then, one client at a time, what
+ * each search costs per row not yet indexed (tails of 1,000 to 20,000 rows), and what one
+ * `optimize()` costs after 1,000 new rows, twice, with the fragments its compaction rewrote
+ * (LanceDB compacts fragments below a million rows into their neighbours, so a run can rewrite
+ * the whole table). These bound what the embedded index can do while a load is being indexed,
+ * and why its maintenance cannot simply run more often.
  * Prints figures; asserts nothing.
  *   N=200000             rows of about 1 KB (SciFact sentences), in one table
  *   UNINDEXED=0.5        the share of them appended after the full-text index was built
@@ -35,7 +39,11 @@ try {
   let table: lancedb.Table | undefined;
   let added = 0;
   const buildIndex = (t: lancedb.Table) => t.createIndex("text", { config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }) });
-  for (const batch of scaleBatches(sentencesOf(corpus), n, BATCH)) {
+  // N rows for the table, and more from the same generator for the tails measured at the end.
+  const batches = scaleBatches(sentencesOf(corpus), n + 30_000, BATCH);
+  while (added < n) {
+    const { value: batch, done } = batches.next();
+    if (done) break;
     const rows = batch.map((d) => ({ id: d.id, text: d.text }));
     table = table ? (await table.add(rows), table) : await db.createTable("docs", rows);
     added += rows.length;
@@ -56,6 +64,37 @@ try {
   for (let round = 1; round <= 2; round++) {
     say(`round ${round}, search k=10 (>= 8 s): ${rate(await pool(CONCURRENCY, queries.length, 8, search(10)))}`);
     say(`round ${round}, search k=20 (>= 8 s): ${rate(await pool(CONCURRENCY, queries.length, 8, search(20)))}`);
+  }
+  // What each search costs per unindexed row, and what maintenance costs, one client at a time.
+  await t.optimize();
+  let spare: { id: string; text: string }[] = [];
+  const next = (rows: number) => {
+    while (spare.length < rows) {
+      const batch = batches.next();
+      if (batch.done) throw new Error("the corpus generator ran out");
+      spare.push(...batch.value.map((d) => ({ id: `tail-${d.id}`, text: d.text })));
+    }
+    const out = spare.slice(0, rows);
+    spare = spare.slice(rows);
+    return out;
+  };
+  let tail = 0;
+  for (const upTo of [1_000, 5_000, 10_000, 20_000]) {
+    while (tail < upTo) {
+      await t.add(next(1_000));
+      tail += 1_000;
+    }
+    say(`${fmt(tail)} rows unindexed, 1 client (10 calls): ${rate(await pool(1, 10, 0, search(10)))}`);
+  }
+  const timed = async () => {
+    const from = performance.now();
+    const stats = await t.optimize();
+    return `${fmt((performance.now() - from) / 1000, 2)} s, compaction: ${stats.compaction.fragmentsRemoved} fragments rewritten into ${stats.compaction.fragmentsAdded}`;
+  };
+  say(`optimize() of those ${fmt(tail)} rows: ${await timed()}`);
+  for (let run = 1; run <= 2; run++) {
+    await t.add(next(1_000));
+    say(`optimize() after 1,000 more rows, run ${run} of 2: ${await timed()}`);
   }
   t.close();
   db.close();
