@@ -31,8 +31,8 @@ export function serviceEnv(): Record<string, string> {
 
 /**
  * The bench's client: node:http on kept-alive connections. `fetch` cost this process 1.5-1.6 ms
- * of CPU a search against 0.65 ms (measured on the 200,000-document table): on a machine of two
- * cores, that share is taken from the service, and the bare side beside it has no client at all.
+ * of CPU a search against 0.65-1.0 ms (measured on the 200,000-document table, bench:kept): on a
+ * machine of two cores, that share is taken from the service, and bare LanceDB has no client.
  */
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
