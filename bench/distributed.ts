@@ -57,9 +57,13 @@ export function machineTicks(): { busy: number; total: number } {
 
 /** CPU jiffies a process has used (user + system). */
 export function processTicks(pid: number | undefined): number {
-  if (!pid) return 0;
+  return pid ? statTicks(`/proc/${pid}/stat`) : 0;
+}
+
+/** CPU jiffies (utime + stime) in a /proc stat file of a process or thread; 0 once it is gone. */
+export function statTicks(file: string): number {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync(file, "utf8");
     const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
     return Number(f[11]) + Number(f[12]);
   } catch {

@@ -16,6 +16,7 @@ import { startService } from "../test/harness.ts";
 import { fmt, scifact } from "./lib.ts";
 import { CONCURRENCY, pool, type Rate } from "./scale-measure.ts";
 import { searchCall, serviceEnv } from "./scale-service.ts";
+import { statTicks } from "./distributed.ts";
 import { queryTerms } from "../packages/shared/src/search/query-terms.ts";
 
 const dataDir = process.env.DATA_DIR;
@@ -50,15 +51,11 @@ db.close();
 const svc = await startService({ env: serviceEnv(), dataDir });
 try {
   const pid = svc.proc.pid!;
-  const ticks = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]); // utime, stime
-  };
   const threads = () => {
     const byName = new Map<string, number>();
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
-      byName.set(name, (byName.get(name) ?? 0) + ticks(readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")));
+      byName.set(name, (byName.get(name) ?? 0) + statTicks(`/proc/${pid}/task/${tid}/stat`));
     }
     return byName;
   };

@@ -77,6 +77,11 @@ export interface SideFigures {
   /** Documents loaded and searchable per second, from the first write to the last one indexed. */
   indexedPerSec: number;
   indexSeconds: number;
+  /**
+   * The first 16 searches once the last document is searchable, 8 at a time: cold caches on
+   * both sides, and on docstore the rows still waiting for maintenance (scanned, not looked up).
+   */
+  first: Rate;
   search: Rate;
   filtered: Rate;
   tag: Rate;

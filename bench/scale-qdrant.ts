@@ -18,7 +18,7 @@ export interface DistributedFigures {
   acceptedPerSec: number;
   /** Where the machine's CPU went while indexing, in cores. */
   cores: { machine: number; api: number; workers: number; qdrant: number };
-  sets?: { search: Rate; filtered: Rate; tag: Rate; searchSettled: Rate };
+  sets?: { first: Rate; search: Rate; filtered: Rate; tag: Rate; searchSettled: Rate };
   /** Qdrant's process, when started here (QDRANT_BIN). */
   qdrantPeakRss?: number;
   qdrantDisk?: number;

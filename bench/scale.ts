@@ -85,6 +85,8 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
   rows.push(["indexed docs/s (end to end)", cell(ours?.indexedPerSec), cell(bare?.indexedPerSec), ratio(ours?.indexedPerSec, bare?.indexedPerSec), ">= 6,000 docs/s"]);
   rows.push(["  seconds to index all", cell(ours?.indexSeconds, 1), cell(bare?.indexSeconds, 1), "", ""]);
   rows.push(["accepted docs/s (202s)", cell(ours?.acceptedPerSec), "-", "", ""]);
+  const first = (s: SideFigures | undefined) => (s ? `${fmt(s.first.p50, 0)} / ${fmt(s.first.p99, 0)}` : "-");
+  rows.push(["first 16 searches after the load, p50 / max ms", first(ours), first(bare), ratio(ours?.first.p99, bare?.first.p99), ""]);
   rates("search", (s) => s.search, ">= 0.7 of bare", "<= 100 ms");
   const settled = ours?.searchSettled;
   rows.push(["  search q/s, again after the others", cell(settled?.qps), cell(bare?.search.qps), ratio(settled?.qps, bare?.search.qps), ">= 0.7 of bare"]);
@@ -117,6 +119,7 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, embedded
     rows.push([`  p50 / p99 ms`, a ? `${fmt(a.p50, 1)} / ${fmt(a.p99, 1)}` : "-", b ? `${fmt(b.p50, 1)} / ${fmt(b.p99, 1)}` : "-", ""]);
     rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), ""]);
   };
+  rates("first 16 searches after the load", two.sets?.first, embedded?.first);
   rates("search", two.sets?.search, embedded?.search);
   rates("search again after the others", two.sets?.searchSettled, embedded?.searchSettled);
   rates("filtered search", two.sets?.filtered, embedded?.filtered);
