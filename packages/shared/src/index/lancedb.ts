@@ -9,7 +9,8 @@ import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
-import { openChunkTable, reopenChunkTable, type OpenTable } from "./lancedb-table.ts";
+import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
+import { TailWait } from "./lancedb-tail.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
 
@@ -50,6 +51,12 @@ export interface LanceIndexOptions {
   renewAfterVersions?: number;
   /** How often the table's version is looked at for that (default 5 s). */
   renewCheckMs?: number;
+  /**
+   * Rows waiting for maintenance above which a search waits for it while no rows are being
+   * added (default 10,000; 0 for never; see TailWait), and for how long at most (default 30 s).
+   */
+  waitAboveUnindexed?: number;
+  waitForIndexMs?: number;
 }
 
 /** An open table and the operations still using it: a replaced one is closed when they end. */
@@ -72,8 +79,9 @@ const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
  * writing versions of one document at once, see #settleRaces). Every commit leaves a version
  * and usually a small fragment behind; `maintain()` (on a timer, and after enough rows or
  * commits) compacts them, folds new rows into the indexes (rows appended after the full-text
- * index was built are found only by a slower flat scan until then) and removes versions older
- * than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a new connection
+ * index was built are found only by a slower flat scan until then; a search that finds a large
+ * tail of them, none being added, waits for maintenance instead: see TailWait) and removes
+ * versions older than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a new connection
  * (#renewIfDue), each operation keeping the one it started on until it ends.
  */
 export class LanceSearchIndex implements SearchIndex {
@@ -106,6 +114,8 @@ export class LanceSearchIndex implements SearchIndex {
    * than the append itself once many rows wait for maintenance (they are scanned, not looked up).
    */
   #held: Promise<Set<number>> | null = null;
+  /** Holds a search back while maintenance folds a large tail of new rows into the index. */
+  readonly #tail: TailWait;
 
   constructor(options: LanceIndexOptions) {
     this.#options = {
@@ -119,7 +129,13 @@ export class LanceSearchIndex implements SearchIndex {
       fusion: options.fusion ?? DEFAULT_FUSION,
       renewAfterVersions: options.renewAfterVersions ?? 250,
       renewCheckMs: options.renewCheckMs ?? 5_000,
+      waitAboveUnindexed: options.waitAboveUnindexed ?? 10_000,
+      waitForIndexMs: options.waitForIndexMs ?? 30_000,
     };
+    this.#tail = new TailWait(() => this.#with(async (table) => (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? 0), {
+      aboveRows: this.#options.waitAboveUnindexed,
+      maxWaitMs: this.#options.waitForIndexMs,
+    });
     this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes).then(async (opened) => (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() }));
     this.#opened.catch(() => {}); // reported by the first call that awaits it
     if (this.#options.maintainEveryMs > 0) {
@@ -375,6 +391,7 @@ export class LanceSearchIndex implements SearchIndex {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const { vectorSize } = await this.#opened;
+    await this.#tail.settle();
     return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
   }
 

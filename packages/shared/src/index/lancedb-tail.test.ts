@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseFilter } from "../filter/parse.ts";
+import type { IndexedDocument } from "../ports.ts";
+import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
+
+// A writer and a searcher on one directory, as the embedded worker thread and the API thread
+// are: the searcher's waits are decided by what the writer committed and folded in.
+const dirs: string[] = [];
+const open: LanceSearchIndex[] = [];
+function make(options: Partial<LanceIndexOptions> & { dir: string }): LanceSearchIndex {
+  const index = new LanceSearchIndex({ dimensions: null, maintainEveryMs: 0, ...options });
+  open.push(index);
+  return index;
+}
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((i) => i.close()));
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+const all = parseFilter("");
+const doc = (docId: string, text: string): IndexedDocument => ({ collection: "c", docId, version: 1, metadata: {}, text });
+const whole = (d: IndexedDocument) => ({ doc: d, chunks: [{ index: 0, text: d.text, start: 0, end: d.text.length }] });
+const ospreys = (from: number, n: number) => Array.from({ length: n }, (_, i) => whole(doc(`d${from + i}`, `osprey number ${from + i}`)));
+const search = (index: LanceSearchIndex) => index.search({ query: "osprey", collections: ["c"], filter: all, k: 100 });
+
+async function pair(searcher: Partial<LanceIndexOptions>) {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-tail-"));
+  dirs.push(dir);
+  // Maintenance only when a test asks for it.
+  const writer = make({ dir, soleWriter: true, maintainAfterCommits: Infinity, maintainAfterRows: Infinity });
+  await writer.indexDocuments(ospreys(0, 1));
+  await writer.maintain();
+  // 20 rows the full-text index has not folded in: more than the searcher waits above.
+  await writer.indexDocuments(ospreys(1, 20));
+  return { writer, reader: make({ dir, waitAboveUnindexed: 5, ...searcher }) };
+}
+
+async function timed<T>(run: Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await run;
+  return { value, ms: performance.now() - started };
+}
+
+describe("a search beside a tail of rows waiting for maintenance", () => {
+  it("waits while no rows are added, and answers once maintenance folded them in", async () => {
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000 });
+    const searched = timed(search(reader));
+    await sleep(600);
+    await writer.maintain();
+    const { value: hits, ms } = await searched;
+    // It could not answer before the index held the tail, which maintenance began at 600 ms.
+    expect(ms).toBeGreaterThanOrEqual(600);
+    expect(hits.map((h) => h.docId).sort()).toEqual(ospreys(0, 21).map((i) => i.doc.docId).sort());
+  });
+
+  it("does not wait while rows are still being added", { timeout: 30_000 }, async () => {
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000 });
+    let writing = true;
+    const load = (async () => {
+      for (let n = 21; writing; n++) {
+        await writer.indexDocuments(ospreys(n, 1));
+        await sleep(20);
+      }
+    })();
+    try {
+      const { value: hits, ms } = await timed(search(reader));
+      expect(ms).toBeLessThan(5_000);
+      expect(hits.length).toBeGreaterThanOrEqual(21);
+    } finally {
+      writing = false;
+      await load;
+    }
+  });
+
+  it("scans after waitForIndexMs when no maintenance comes, and does not wait again for the same tail", async () => {
+    const { reader } = await pair({ waitForIndexMs: 500 });
+    const first = await timed(search(reader));
+    expect(first.ms).toBeGreaterThanOrEqual(500);
+    expect(first.value).toHaveLength(21);
+    const again = await timed(search(reader));
+    expect(again.ms).toBeLessThan(500);
+    expect(again.value).toHaveLength(21);
+  });
+
+  it("does not wait for a tail below waitAboveUnindexed", async () => {
+    const { reader } = await pair({ waitAboveUnindexed: 1_000, waitForIndexMs: 20_000 });
+    const { value, ms } = await timed(search(reader));
+    expect(ms).toBeLessThan(5_000);
+    expect(value).toHaveLength(21);
+  });
+});

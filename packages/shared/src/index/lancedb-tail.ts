@@ -1,0 +1,93 @@
+import { setTimeout as sleep } from "node:timers/promises";
+
+export interface TailWaitOptions {
+  /** Rows waiting for maintenance above which a search waits (0: never waits). */
+  aboveRows: number;
+  /** The longest a search waits; then it scans what is still waiting. */
+  maxWaitMs: number;
+  /** How often the count is read while a search waits. */
+  pollMs?: number;
+}
+
+interface Sample {
+  rows: number;
+  at: number;
+}
+
+/**
+ * Rows appended since LanceDB's full-text index was last updated are found by a flat scan that
+ * every search repeats (tokenizing each row again: about 0.09 ms a row a search, bench:unindexed).
+ * Right after a large load that tail is tens of thousands of rows, and the searches that scan it
+ * also slow the maintenance run that would fold it in: eight searches at once took 21-22 s each
+ * after a load of 200,000 documents. So a search that finds more than `aboveRows` rows waiting,
+ * while none are being added, waits for maintenance to fold them in (for `maxWaitMs` at most),
+ * then runs on the indexed table. While rows are still arriving (a load goes on), waiting would
+ * not shorten the tail: the search scans at once, as it always did. A wait that ran out is not
+ * repeated for the same tail (maintenance may be failing, or done by a process that stopped).
+ *
+ * `count` reads the number of rows not in the full-text index (LanceDB's index statistics: read
+ * from the table's manifest, well under a millisecond). Searches at once share one reading.
+ */
+export class TailWait {
+  readonly #count: () => Promise<number>;
+  readonly #options: Required<TailWaitOptions>;
+  #last: Sample | null = null;
+  #previous: Sample | null = null;
+  #reading: Promise<Sample> | null = null;
+  /** The tail a wait ran out on: searches do not wait again while it is unchanged. */
+  #gaveUpOn: number | null = null;
+
+  constructor(count: () => Promise<number>, options: TailWaitOptions) {
+    this.#count = count;
+    this.#options = { pollMs: 100, ...options };
+  }
+
+  /** Resolves when a search should run: at once, or once maintenance caught up, or after maxWaitMs. */
+  async settle(): Promise<void> {
+    const { aboveRows, maxWaitMs, pollMs } = this.#options;
+    if (aboveRows <= 0) return;
+    try {
+      await this.#wait(aboveRows, maxWaitMs, pollMs);
+    } catch {
+      // The count could not be read: the search goes on, and reports what is wrong if it fails too.
+    }
+  }
+
+  async #wait(aboveRows: number, maxWaitMs: number, pollMs: number): Promise<void> {
+    let now = await this.#sample(pollMs);
+    if (now.rows <= aboveRows || now.rows === this.#gaveUpOn) return;
+    const deadline = Date.now() + maxWaitMs;
+    for (;;) {
+      // Two readings apart in time tell whether rows are still arriving.
+      if (this.#growing()) return;
+      if (Date.now() >= deadline) {
+        this.#gaveUpOn = now.rows;
+        return;
+      }
+      await sleep(pollMs);
+      now = await this.#sample(pollMs);
+      if (now.rows <= aboveRows) return;
+    }
+  }
+
+  /** Whether the last two readings, close in time, show rows added. */
+  #growing(): boolean {
+    const [a, b] = [this.#previous, this.#last];
+    return a !== null && b !== null && b.at - a.at <= 10 * this.#options.pollMs && b.rows > a.rows;
+  }
+
+  /** A reading at most `maxAgeMs` old; concurrent callers share one. */
+  #sample(maxAgeMs: number): Promise<Sample> {
+    if (this.#last && Date.now() - this.#last.at < maxAgeMs) return Promise.resolve(this.#last);
+    this.#reading ??= this.#count()
+      .then((rows) => {
+        const sample = { rows, at: Date.now() };
+        this.#previous = this.#last;
+        this.#last = sample;
+        if (this.#gaveUpOn !== null && rows !== this.#gaveUpOn) this.#gaveUpOn = null;
+        return sample;
+      })
+      .finally(() => (this.#reading = null));
+    return this.#reading;
+  }
+}
