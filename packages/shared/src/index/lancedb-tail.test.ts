@@ -86,6 +86,16 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     expect(again.value).toHaveLength(21);
   });
 
+  it("ends its wait promptly when the index closes", async () => {
+    const { reader } = await pair({ waitForIndexMs: 20_000 });
+    const searched = timed(search(reader).catch((err: unknown) => err));
+    await sleep(300);
+    const closed = timed(reader.close());
+    const { ms } = await searched;
+    expect(ms).toBeLessThan(5_000);
+    expect((await closed).ms).toBeLessThan(5_000);
+  });
+
   it("does not wait for a tail below waitAboveUnindexed", async () => {
     const { reader } = await pair({ waitAboveUnindexed: 1_000, waitForIndexMs: 20_000 });
     const { value, ms } = await timed(search(reader));

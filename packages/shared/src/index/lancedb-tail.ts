@@ -36,6 +36,7 @@ export class TailWait {
   #reading: Promise<Sample> | null = null;
   /** The tail a wait ran out on: searches do not wait again while it is unchanged. */
   #gaveUpOn: number | null = null;
+  #stopped = false;
 
   constructor(count: () => Promise<number>, options: TailWaitOptions) {
     this.#count = count;
@@ -45,7 +46,7 @@ export class TailWait {
   /** Resolves when a search should run: at once, or once maintenance caught up, or after maxWaitMs. */
   async settle(): Promise<void> {
     const { aboveRows, maxWaitMs, pollMs } = this.#options;
-    if (aboveRows <= 0) return;
+    if (aboveRows <= 0 || this.#stopped) return;
     try {
       await this.#wait(aboveRows, maxWaitMs, pollMs);
     } catch {
@@ -65,9 +66,15 @@ export class TailWait {
         return;
       }
       await sleep(pollMs);
+      if (this.#stopped) return;
       now = await this.#sample(pollMs);
       if (now.rows <= aboveRows) return;
     }
+  }
+
+  /** Ends every wait (the index is closing): searches go on at once. */
+  stop(): void {
+    this.#stopped = true;
   }
 
   /** Whether the last two readings, close in time, show rows added. */

@@ -485,6 +485,7 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
+    this.#tail.stop();
     if (this.#timer) clearInterval(this.#timer);
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#timer = this.#renewTimer = null;
