@@ -117,8 +117,10 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
       queue = new LocalQueue(sqliteCatalog, queueLogger, { notify: role.notify });
     } else {
       // In the embedded thread, the catalog sends its writes, queue claims included, to the API thread.
-      // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size.
-      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 512, inFlight: 2 });
+      // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size:
+      // up to 1,024 documents a batch (200,000 documents of 1 KB were all ready in 38-44 s, against
+      // 45-47 s with 512), and 32 MiB of contents at most, as a batch is read into memory whole.
+      queue = new LocalQueue(remoteCatalog ?? sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 1024, batchBytes: 32 * 1024 * 1024, inFlight: 2 });
     }
   }
 

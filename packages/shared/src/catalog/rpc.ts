@@ -79,7 +79,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCat
     markQueued: (c, d, v) => call("markQueued", c, d, v),
     delete: (c, d) => call("delete", c, d),
     deleteCollection: (c) => call("deleteCollection", c),
-    claimQueued: (limit) => call<unknown[]>("claimQueued", limit),
+    claimQueued: (limit, maxBytes) => call<unknown[]>("claimQueued", limit, maxBytes),
     requeueProcessing: () => call<number>("requeueProcessing"),
     release: (jobs) => call<void>("release", jobs),
   };

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
-import { PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
+import { CLAIM_SQL, PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
 
 describeCatalogContract("SqliteCatalog", async () => {
@@ -98,6 +98,47 @@ describe("SqliteCatalog's pending documents", () => {
     } finally {
       db.close();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("SqliteCatalog's queue claims", () => {
+  let dir: string;
+  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-claims-"))));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("take queued documents in order, up to a count and a total size; a larger one alone", async () => {
+    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const catalog = new SqliteCatalog(db);
+    try {
+      for (const [i, size] of [10, 20, 30, 40, 5, 5, 5].entries()) await catalog.accept(newDocument("c", `d${i}`, { size }));
+      const claim = (limit: number, maxBytes?: number) => catalog.claimQueued(limit, maxBytes).map((j) => j.docId).sort();
+      expect(claim(10, 35)).toEqual(["d0", "d1"]); // 10 + 20; with 30 more, 60
+      expect(claim(10, 35)).toEqual(["d2"]);
+      expect(claim(10, 35)).toEqual(["d3"]); // 40 > 35, claimed alone
+      expect(claim(2)).toEqual(["d4", "d5"]);
+      expect(claim(10, 35)).toEqual(["d6"]);
+      expect(claim(10, 35)).toEqual([]);
+      const statuses = db.prepare("SELECT status, count(*) AS n FROM documents GROUP BY status").all();
+      expect(statuses).toEqual([{ status: "processing", n: 7 }]);
+    } finally {
+      await catalog.close();
+    }
+  });
+
+  it("read the queue through its partial index, not every document", async () => {
+    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const catalog = new SqliteCatalog(db);
+    try {
+      // Enough rows that SQLite's statistics favour the indexes (on a few dozen it scans).
+      for (let i = 0; i < 5000; i++) await catalog.accept(newDocument("c", `d${i}`));
+      db.exec("ANALYZE");
+      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CLAIM_SQL}`).all("2000", 10, 1000).map((r) => (r as { detail: string }).detail).join("; ");
+      expect(plan).toMatch(/SEARCH documents USING INTEGER PRIMARY KEY/);
+      expect(plan).toMatch(/USING INDEX documents_queued/);
+      expect(plan).not.toMatch(/SCAN documents(?! USING)/);
+    } finally {
+      await catalog.close();
     }
   });
 });

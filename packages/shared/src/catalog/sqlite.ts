@@ -28,6 +28,20 @@ const COLUMNS =
   "collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, created_at, updated_at";
 
 /** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
+/**
+ * The first `limit` queued rows in queue order (through the partial index documents_queued),
+ * cut where their sizes add up to more than `maxBytes`; the first row always stays, so a
+ * document larger than that is claimed alone. Parameters: updated_at, limit, maxBytes.
+ */
+export const CLAIM_SQL = `UPDATE documents SET status = 'processing', updated_at = ?
+  WHERE id IN (
+    SELECT id FROM (
+      SELECT id, size, SUM(size) OVER (ORDER BY queued_seq, id ROWS UNBOUNDED PRECEDING) AS upto
+      FROM (SELECT id, size, queued_seq FROM documents WHERE status = 'queued' ORDER BY queued_seq, id LIMIT ?)
+    ) WHERE upto <= ? OR upto = size
+  )
+  RETURNING collection, doc_id, version, job_id`;
+
 export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
   WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
   ORDER BY updated_at, id LIMIT @limit`;
@@ -107,11 +121,7 @@ export class SqliteCatalog implements Catalog {
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
          WHERE collection = @collection AND doc_id = @docId AND version = @version`,
       ),
-      claim: db.prepare<[string, number], { collection: string; doc_id: string; version: number; job_id: string }>(
-        `UPDATE documents SET status = 'processing', updated_at = ?
-         WHERE id IN (SELECT id FROM documents WHERE status = 'queued' ORDER BY queued_seq, id LIMIT ?)
-         RETURNING collection, doc_id, version, job_id`,
-      ),
+      claim: db.prepare<[string, number, number], { collection: string; doc_id: string; version: number; job_id: string }>(CLAIM_SQL),
       requeue: db.prepare("UPDATE documents SET status = 'queued' WHERE status = 'processing'"),
       release: db.prepare<[string, string, number]>(
         "UPDATE documents SET status = 'queued' WHERE collection = ? AND doc_id = ? AND version = ? AND status = 'processing'",
@@ -189,8 +199,9 @@ export class SqliteCatalog implements Catalog {
   }
 
   /** Takes up to `limit` queued documents, oldest first, and marks them processing. */
-  claimQueued(limit: number): IngestJob[] {
-    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit))
+  /** Marks the next queued documents processing: at most `limit`, and no more than `maxBytes` of them together unless the first alone is. */
+  claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): IngestJob[] {
+    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))
       .map((r) => ({ collection: r.collection, docId: r.doc_id, version: r.version, jobId: r.job_id }));
   }
 

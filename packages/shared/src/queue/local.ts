@@ -5,8 +5,11 @@ import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../
 
 /** The part of the catalog that serves as the queue (SqliteCatalog, or a proxy to it). */
 export interface QueueTable {
-  /** Marks up to `limit` queued documents as processing and returns their jobs, unvalidated. */
-  claimQueued(limit: number): unknown[] | Promise<unknown[]>;
+  /**
+   * Marks up to `limit` queued documents as processing and returns their jobs, unvalidated:
+   * no more than `maxBytes` of raw contents together, unless the first document alone is larger.
+   */
+  claimQueued(limit: number, maxBytes?: number): unknown[] | Promise<unknown[]>;
   requeueProcessing(): number | Promise<number>;
   /** Puts claimed jobs back in the queue (a stop, or a batch that failed as a whole). */
   release(jobs: IngestJob[]): void | Promise<void>;
@@ -28,6 +31,7 @@ export class LocalQueue implements JobQueue {
   readonly #catalog: QueueTable;
   readonly #logger: Logger;
   readonly #batchSize: number;
+  readonly #batchBytes: number | undefined;
   readonly #inFlight: number;
   readonly #notify: (() => void) | undefined;
   readonly #dropped: DroppedJob;
@@ -41,11 +45,12 @@ export class LocalQueue implements JobQueue {
   constructor(
     catalog: QueueTable,
     logger: Logger,
-    options: { batchSize?: number; inFlight?: number; notify?: (() => void) | undefined; dropped?: DroppedJob } = {},
+    options: { batchSize?: number; batchBytes?: number; inFlight?: number; notify?: (() => void) | undefined; dropped?: DroppedJob } = {},
   ) {
     this.#catalog = catalog;
     this.#logger = logger;
     this.#batchSize = options.batchSize ?? 64;
+    this.#batchBytes = options.batchBytes;
     this.#inFlight = options.inFlight ?? 1;
     this.#notify = options.notify;
     this.#dropped = options.dropped ?? (() => {});
@@ -128,7 +133,7 @@ export class LocalQueue implements JobQueue {
 
   /** The next batch of rows (none once stopped); never rejects. */
   #claim(): Promise<unknown[]> {
-    return this.#retrying("cannot claim queued documents", () => this.#catalog.claimQueued(this.#batchSize)).then((rows) => rows ?? []);
+    return this.#retrying("cannot claim queued documents", () => this.#catalog.claimQueued(this.#batchSize, this.#batchBytes)).then((rows) => rows ?? []);
   }
 
   /** Never rejects: a failed batch goes back to the queue, to be claimed again after a pause. */
