@@ -27,7 +27,6 @@ interface Row {
 const COLUMNS =
   "collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, created_at, updated_at";
 
-/** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
 /**
  * The first `limit` queued rows in queue order (through the partial index documents_queued),
  * cut where their sizes add up to more than `maxBytes`; the first row always stays, so a
@@ -42,6 +41,7 @@ export const CLAIM_SQL = `UPDATE documents SET status = 'processing', updated_at
   )
   RETURNING collection, doc_id, version, job_id`;
 
+/** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
 export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
   WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
   ORDER BY updated_at, id LIMIT @limit`;
@@ -198,8 +198,10 @@ export class SqliteCatalog implements Catalog {
     return this.#commit.run(() => this.#stmt.requeue1.run(row).changes > 0);
   }
 
-  /** Takes up to `limit` queued documents, oldest first, and marks them processing. */
-  /** Marks the next queued documents processing: at most `limit`, and no more than `maxBytes` of them together unless the first alone is. */
+  /**
+   * Takes up to `limit` queued documents, oldest first, and marks them processing: no more than
+   * `maxBytes` of contents together, unless the first alone is larger.
+   */
   claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): IngestJob[] {
     return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))
       .map((r) => ({ collection: r.collection, docId: r.doc_id, version: r.version, jobId: r.job_id }));
