@@ -6,6 +6,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { startService, type Service } from "../test/harness.ts";
 import { cannon, fmt } from "./lib.ts";
+import { statTicks } from "./scale-measure.ts";
 import { startS3Server } from "@docstore/shared/testing";
 import { S3BlobStore } from "../packages/shared/src/blob/s3.ts";
 
@@ -60,16 +61,6 @@ export function processTicks(pid: number | undefined): number {
   return pid ? statTicks(`/proc/${pid}/stat`) : 0;
 }
 
-/** CPU jiffies (utime + stime) in a /proc stat file of a process or thread; 0 once it is gone. */
-export function statTicks(file: string): number {
-  try {
-    const stat = readFileSync(file, "utf8");
-    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(f[11]) + Number(f[12]);
-  } catch {
-    return 0;
-  }
-}
 
 interface Run {
   rate: number;

@@ -9,14 +9,12 @@
  *   ROUNDS=2          rounds of each measure, one after the other
  *   BENCH_SECONDS=8   least duration of each
  */
-import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { connect, MatchQuery, Operator } from "@lancedb/lancedb";
 import { startService } from "../test/harness.ts";
 import { fmt, scifact } from "./lib.ts";
-import { CONCURRENCY, pool, type Rate } from "./scale-measure.ts";
+import { CONCURRENCY, pool, threadTicks, type Rate } from "./scale-measure.ts";
 import { searchCall, serviceEnv } from "./scale-service.ts";
-import { statTicks } from "./distributed.ts";
 import { queryTerms } from "../packages/shared/src/search/query-terms.ts";
 
 const dataDir = process.env.DATA_DIR;
@@ -51,14 +49,7 @@ db.close();
 const svc = await startService({ env: serviceEnv(), dataDir });
 try {
   const pid = svc.proc.pid!;
-  const threads = () => {
-    const byName = new Map<string, number>();
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      const name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim();
-      byName.set(name, (byName.get(name) ?? 0) + statTicks(`/proc/${pid}/task/${tid}/stat`));
-    }
-    return byName;
-  };
+  const threads = () => threadTicks(pid);
   const search = searchCall(svc, queries, undefined);
   await pool(CONCURRENCY, 16, 0, search);
   console.log(`the service on it (pid ${pid}), over HTTP, ${CONCURRENCY} clients; CPU ms a search per thread (10 ms ticks)`);

@@ -1,5 +1,5 @@
 /** Measuring helpers of the scale benchmark: a concurrency pool, memory of a process, disk. */
-import { readFileSync } from "node:fs";
+import { readFileSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 
 export interface Rate {
@@ -50,6 +50,32 @@ export function procBytes(pid: number, field: "VmRSS" | "VmHWM"): number {
   } catch {
     return 0;
   }
+}
+
+/** CPU jiffies (utime + stime) in a /proc stat file of a process or thread; 0 once it is gone. */
+export function statTicks(file: string): number {
+  try {
+    const stat = readFileSync(file, "utf8");
+    const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(f[11]) + Number(f[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU jiffies a process's threads have used, summed by thread name (numbered names as one). */
+export function threadTicks(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let name: string;
+    try {
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/[-_ ]?\d+$/, "");
+    } catch {
+      continue; // the thread ended meanwhile
+    }
+    byName.set(name, (byName.get(name) ?? 0) + statTicks(`/proc/${pid}/task/${tid}/stat`));
+  }
+  return byName;
 }
 
 /** Samples a process's RSS twice a second; `stop()` returns the largest seen. */
