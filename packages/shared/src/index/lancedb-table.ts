@@ -18,15 +18,15 @@ export interface OpenTable {
   dir: string;
 }
 
+/** The full-text index's name: LanceDB names an index after its column. */
+export const TEXT_INDEX = "text_idx";
+
 /**
  * BM25 with English stemming and stopwords, lowercased and ASCII-folded (é matches e, as
  * SQLite's unicode61 did); no positions, as no phrase query is made. Bitmaps for the
  * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
  * document key and the ranges on priority and created.
  */
-/** The full-text index's name: LanceDB names an index after its column. */
-export const TEXT_INDEX = "text_idx";
-
 const INDEXES: [string, () => Index][] = [
   ["text", () => Index.fts({ baseTokenizer: "simple", language: "English", stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false })],
   ["collection", () => Index.bitmap()],

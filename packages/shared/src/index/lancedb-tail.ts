@@ -45,16 +45,16 @@ export class TailWait {
 
   /** Resolves when a search should run: at once, or once maintenance caught up, or after maxWaitMs. */
   async settle(): Promise<void> {
-    const { aboveRows, maxWaitMs, pollMs } = this.#options;
-    if (aboveRows <= 0 || this.#stopped) return;
+    if (this.#options.aboveRows <= 0 || this.#stopped) return;
     try {
-      await this.#wait(aboveRows, maxWaitMs, pollMs);
+      await this.#wait();
     } catch {
       // The count could not be read: the search goes on, and reports what is wrong if it fails too.
     }
   }
 
-  async #wait(aboveRows: number, maxWaitMs: number, pollMs: number): Promise<void> {
+  async #wait(): Promise<void> {
+    const { aboveRows, maxWaitMs, pollMs } = this.#options;
     let now = await this.#sample(pollMs);
     if (now.rows <= aboveRows || now.rows === this.#gaveUpOn) return;
     const deadline = Date.now() + maxWaitMs;

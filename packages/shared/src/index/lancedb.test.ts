@@ -8,6 +8,7 @@ import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
 import { documentText, restOf } from "./lancedb-rows.ts";
+import { TEXT_INDEX } from "./lancedb-table.ts";
 
 const dirs: string[] = [];
 const open: LanceSearchIndex[] = [];
@@ -90,11 +91,11 @@ describe("LanceSearchIndex", () => {
     await index.deleteDocument("c", "d3");
     const db = await connect(dir);
     const table = await db.openTable("chunks");
-    expect((await table.indexStats("text_idx"))?.numUnindexedRows).toBe(20); // 21 appended, 1 deleted
+    expect((await table.indexStats(TEXT_INDEX))?.numUnindexedRows).toBe(20); // 21 appended, 1 deleted
     const stats = await index.maintain();
     expect(stats.prune.oldVersionsRemoved).toBeGreaterThan(15);
     await table.checkoutLatest();
-    expect((await table.indexStats("text_idx"))?.numUnindexedRows).toBe(0);
+    expect((await table.indexStats(TEXT_INDEX))?.numUnindexedRows).toBe(0);
     // What is left are the versions optimize itself committed (compaction, index update).
     expect((await table.listVersions()).length).toBeLessThanOrEqual(3);
     table.close();
@@ -116,7 +117,7 @@ describe("LanceSearchIndex", () => {
     while (unindexed !== 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
       await table.checkoutLatest();
-      unindexed = (await table.indexStats("text_idx"))?.numUnindexedRows;
+      unindexed = (await table.indexStats(TEXT_INDEX))?.numUnindexedRows;
     }
     expect(unindexed).toBe(0);
     expect((await table.stats()).fragmentStats.numFragments).toBe(1);

@@ -81,8 +81,8 @@ const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
  * commits) compacts them, folds new rows into the indexes (rows appended after the full-text
  * index was built are found only by a slower flat scan until then; a search that finds a large
  * tail of them, none being added, waits for maintenance instead: see TailWait) and removes
- * versions older than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a new connection
- * (#renewIfDue), each operation keeping the one it started on until it ends.
+ * versions older than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a
+ * new connection (#renewIfDue), each operation keeping the one it started on until it ends.
  */
 export class LanceSearchIndex implements SearchIndex {
   readonly #options: Required<Omit<LanceIndexOptions, "logger">> & Pick<LanceIndexOptions, "logger">;
