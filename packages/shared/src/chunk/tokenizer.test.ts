@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { encode } from "gpt-tokenizer/encoding/cl100k_base";
-import { countTokens, countTokensWithin, tokenBoundaries } from "./tokenizer.ts";
+import { countTokens, countTokensWithin, preTokenize, tokenBoundaries } from "./tokenizer.ts";
+
+/** cl100k_base's published pre-tokenizer expression. */
+const CL100K_PIECES = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
 
 describe("tokenizer", () => {
   it("counts cl100k_base tokens", () => {
@@ -26,6 +29,44 @@ describe("tokenizer", () => {
         expect(countTokensWithin(t, limit)).toBe(expected <= limit ? expected : false);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it("cuts ASCII text as the pre-tokenizer's expression does, on any ASCII text", () => {
+    // Written out by hand for ASCII: each alternative of the expression, and where they meet.
+    const fragment = fc.constantFrom(
+      ..."'s 'S 'd 'M 't 'll 'lL 'Ll 've 'vE 're 'RE 'x ' '' word Word WORD a 1 123 4567 ! ?! . - _ \" ( ) [ ] {}".split(" "),
+      " ", "  ", "   ", "\t", "\v", "\f", "\r", "\n", "\r\n", " \n", "\n ", " \r\n\t", "\x00", "\x1f", "\x7f", " '", " 's", " !", " 12",
+    );
+    const text = fc.oneof(
+      fc.string({ unit: "binary-ascii", maxLength: 300 }),
+      fc.array(fragment, { maxLength: 80 }).map((f) => f.join("")),
+    );
+    fc.assert(
+      fc.property(text, fc.integer({ min: 0, max: 80 }), (t, limit) => {
+        expect(preTokenize(t)).toEqual(t.match(CL100K_PIECES) ?? []);
+        const expected = encode(t, { disallowedSpecial: new Set() }).length;
+        expect(countTokens(t)).toBe(expected);
+        expect(countTokensWithin(t, limit)).toBe(expected <= limit ? expected : false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("cuts a run longer than 1,000 characters wherever it lies in the text, and only such a run", () => {
+    const lib = (t: string) => encode(t, { disallowedSpecial: new Set() }).length;
+    const prose = fc.array(fc.constantFrom("cells", "of", "the", "immune", "system,", "12", "(n=40)."), { maxLength: 300 }).map((w) => w.join(" "));
+    fc.assert(
+      fc.property(prose, prose, fc.integer({ min: 900, max: 1200 }), fc.constantFrom("x", "-", "\t"), (before, after, length, unit) => {
+        const edge = unit === "\t" ? "." : " "; // of another class, so that the run is `length` long
+        const head = before + edge;
+        const text = head + unit.repeat(length) + edge + after;
+        // The run is cut after its first 1,000 characters: the tokens of both sides.
+        const cut = head.length + 1000;
+        const expected = length > 1000 ? lib(text.slice(0, cut)) + lib(text.slice(cut)) : lib(text);
+        expect(countTokens(text)).toBe(expected);
+      }),
+      { numRuns: 60 },
     );
   });
 

@@ -18,30 +18,90 @@ const MAX_RUN = 1000;
 /**
  * cl100k_base's pre-tokenizer: BPE runs on each piece this cuts out, and a piece's tokens never
  * depend on its neighbours. Prose repeats its pieces (words with their leading space), so their
- * counts are cached: a map lookup instead of the library's rank lookup and merge, per piece.
- * A property test holds the sum equal to the library's count on any text.
+ * counts are cached (PieceCache). ASCII text, nearly all prose, is cut by hand (asciiPieceEnd),
+ * without the expression. A property test holds the sum equal to the library's count on any text.
  */
 const PIECES = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
+const NOT_ASCII = /[^\x00-\x7f]/;
 const CACHED_PIECE_CHARS = 48;
 const CACHE_ENTRIES = 100_000;
-const pieceTokens = new Map<string, number>();
+const CACHE_SLOTS = 1 << 18; // a power of two, well above CACHE_ENTRIES
+
+/**
+ * Token counts of the pieces seen, in an open-addressing table keyed by a hash of the piece's
+ * characters: a piece is looked up where it lies in the text, without being cut out of it (the
+ * copy and a Map's hashing of it cost more than the lookup itself). Pieces longer than
+ * CACHED_PIECE_CHARS are counted each time; the table is emptied when it holds CACHE_ENTRIES.
+ */
+class PieceCache {
+  /** Per slot: the piece's hash, then its length << 16 | its tokens (read before the piece itself). */
+  readonly #keys = new Int32Array(2 * CACHE_SLOTS);
+  readonly #pieces: (string | undefined)[] = new Array<string | undefined>(CACHE_SLOTS).fill(undefined);
+  #size = 0;
+
+  /** The tokens of text[start, end). */
+  count(text: string, start: number, end: number): number {
+    const length = end - start;
+    if (length > CACHED_PIECE_CHARS) return countAll(text.slice(start, end), AS_TEXT);
+    let h = 0x811c9dc5; // FNV-1a, then a final mix so that the low bits depend on every character
+    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    h ^= h >>> 12;
+    const keys = this.#keys;
+    const mask = CACHE_SLOTS - 1;
+    let slot = h & mask;
+    // A slot in use has a nonzero second word (every piece has a length).
+    for (let meta = keys[2 * slot + 1]!; meta !== 0; meta = keys[2 * slot + 1]!) {
+      if (keys[2 * slot] === h && meta >>> 16 === length && text.startsWith(this.#pieces[slot]!, start)) return meta & 0xffff;
+      slot = (slot + 1) & mask;
+    }
+    const piece = text.slice(start, end);
+    const tokens = countAll(piece, AS_TEXT);
+    if (this.#size >= CACHE_ENTRIES) {
+      keys.fill(0);
+      this.#pieces.fill(undefined);
+      this.#size = 0;
+      slot = h & mask;
+    }
+    keys[2 * slot] = h;
+    keys[2 * slot + 1] = (length << 16) | tokens;
+    this.#pieces[slot] = piece;
+    this.#size++;
+    return tokens;
+  }
+}
+
+const pieceCache = new PieceCache();
 
 /** The tokens of `text`; once past `limit`, it stops counting and returns what it has (more than `limit`). */
 function countBlock(text: string, limit: number): number {
   let total = 0;
-  for (const piece of text.match(PIECES) ?? []) {
-    let tokens = pieceTokens.get(piece);
-    if (tokens === undefined) {
-      tokens = countAll(piece, AS_TEXT);
-      if (piece.length <= CACHED_PIECE_CHARS) {
-        if (pieceTokens.size >= CACHE_ENTRIES) pieceTokens.clear();
-        pieceTokens.set(piece, tokens);
-      }
+  if (!NOT_ASCII.test(text)) {
+    for (let start = 0; start < text.length; ) {
+      const end = asciiPieceEnd(text, start);
+      total += pieceCache.count(text, start, end);
+      if (total > limit) return total;
+      start = end;
     }
-    total += tokens;
+    return total;
+  }
+  for (const piece of text.match(PIECES) ?? []) {
+    total += pieceCache.count(piece, 0, piece.length);
     if (total > limit) return total;
   }
   return total;
+}
+
+/** The pieces the pre-tokenizer cuts `text` into, the way countBlock cuts them (for the tests). */
+export function preTokenize(text: string): string[] {
+  if (NOT_ASCII.test(text)) return text.match(PIECES) ?? [];
+  const pieces: string[] = [];
+  for (let start = 0; start < text.length; ) {
+    const end = asciiPieceEnd(text, start);
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  return pieces;
 }
 
 export function countTokens(text: string): number {
@@ -136,12 +196,81 @@ function classOf(c: number): number {
   return LETTER;
 }
 
+const CR = 0x0d;
+const LF = 0x0a;
+const BLANK = 0x20;
+const APOSTROPHE = 0x27;
+const [LOWER_D, LOWER_E, LOWER_L, LOWER_M, LOWER_R, LOWER_S, LOWER_T, LOWER_V] = [..."delmrstv"].map((c) => c.charCodeAt(0));
+
+/**
+ * Where the piece of PIECES that starts at `i` ends, in ASCII text: the expression's
+ * alternatives in their order, each written out for ASCII's letters, digits and whitespace.
+ */
+function asciiPieceEnd(text: string, i: number): number {
+  const n = text.length;
+  const c = text.charCodeAt(i);
+  const next = i + 1 < n ? text.charCodeAt(i + 1) : -1;
+  // '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])  (c | 32 folds an ASCII letter's case)
+  if (c === APOSTROPHE && next !== -1) {
+    const a = next | 32;
+    if (a === LOWER_S || a === LOWER_D || a === LOWER_M || a === LOWER_T) return i + 2;
+    const b = i + 2 < n ? text.charCodeAt(i + 2) | 32 : -1;
+    if ((a === LOWER_L && b === LOWER_L) || (a === LOWER_V && b === LOWER_E) || (a === LOWER_R && b === LOWER_E)) return i + 3;
+  }
+  const cls = ASCII_CLASSES[c]!;
+  // [^\r\n\p{L}\p{N}]?\p{L}+
+  if (cls === LETTER || (cls !== DIGIT && c !== CR && c !== LF && next !== -1 && ASCII_CLASSES[next] === LETTER)) {
+    let j = cls === LETTER ? i + 1 : i + 2;
+    while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === LETTER) j++;
+    return j;
+  }
+  // \p{N}{1,3}
+  if (cls === DIGIT) {
+    let j = i + 1;
+    while (j < n && j < i + 3 && ASCII_CLASSES[text.charCodeAt(j)] === DIGIT) j++;
+    return j;
+  }
+  //  ?[^\s\p{L}\p{N}]+[\r\n]*
+  if (cls === PUNCT || (c === BLANK && next !== -1 && ASCII_CLASSES[next] === PUNCT)) {
+    let j = cls === PUNCT ? i + 1 : i + 2;
+    while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === PUNCT) j++;
+    while (j < n && (text.charCodeAt(j) === CR || text.charCodeAt(j) === LF)) j++;
+    return j;
+  }
+  // Whitespace: \s+$, else \s*[\r\n] (to the run's last line break), else \s+(?!\S), else \s.
+  let j = i + 1;
+  while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === SPACE) j++;
+  if (j === n) return n;
+  for (let k = j - 1; k >= i; k--) {
+    const x = text.charCodeAt(k);
+    if (x === CR || x === LF) return k + 1;
+  }
+  return j - i >= 2 ? j - 1 : i + 1;
+}
+
+/**
+ * Whether `text` may hold a run longer than MAX_RUN (digits aside), from a few characters per
+ * MAX_RUN / 2: such a run covers a whole [p - MAX_RUN / 2, p] for some multiple p of MAX_RUN / 2,
+ * and in prose a class changes within a few characters back from each p.
+ */
+function mayHaveLongRun(text: string): boolean {
+  const half = MAX_RUN / 2;
+  for (let p = half; p < text.length; p += half) {
+    const cls = classOf(text.charCodeAt(p));
+    if (cls === DIGIT) continue;
+    let q = p - 1;
+    while (q >= p - half && classOf(text.charCodeAt(q)) === cls) q--;
+    if (q < p - half) return true;
+  }
+  return false;
+}
+
 /**
  * [from, to) ranges covering `text`, cut inside runs longer than MAX_RUN (digits need no cut:
  * the tokenizer splits them in threes). Lazy, so that counting up to a limit stops scanning too.
  */
 function* blocks(text: string): Generator<[number, number]> {
-  if (text.length <= MAX_RUN) {
+  if (text.length <= MAX_RUN || !mayHaveLongRun(text)) {
     yield [0, text.length];
     return;
   }
