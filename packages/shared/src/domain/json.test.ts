@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { MAX_JSON_DEPTH, jsonDepth, tooDeep } from "./json.ts";
 
 describe("jsonDepth", () => {
@@ -7,6 +8,31 @@ describe("jsonDepth", () => {
     expect(jsonDepth('{"a":[1,{"b":[]}]}')).toBe(4);
     expect(jsonDepth('{"a":"[[[[{{{{"}')).toBe(1);
     expect(jsonDepth('["\\"[[[", "\\\\", [[]]]')).toBe(3);
+  });
+
+  it("agrees with a character-by-character reading on any text of brackets, quotes and backslashes", () => {
+    const reference = (text: string) => {
+      let depth = 0;
+      let deepest = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === "\\") i++;
+          else if (c === '"') inString = false;
+        } else if (c === '"') inString = true;
+        else if (c === "[" || c === "{") deepest = Math.max(deepest, ++depth);
+        else if (c === "]" || c === "}") depth--;
+      }
+      return deepest;
+    };
+    const text = fc.array(fc.constantFrom("[", "]", "{", "}", '"', "\\", "a", " "), { maxLength: 120 }).map((c) => c.join(""));
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(jsonDepth(t, 1000)).toBe(reference(t));
+      }),
+      { numRuns: 3000 },
+    );
   });
 
   it("stops counting past the limit, so a huge nesting costs no more than the limit", () => {
