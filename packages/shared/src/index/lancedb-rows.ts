@@ -44,6 +44,22 @@ export function tableSchema(dimensions: number | null): Schema {
   ]);
 }
 
+/**
+ * The schema to write `stored`'s rows with: tableSchema's fields, in the order of the table's
+ * own columns. The table's schema object comes from LanceDB's copy of apache-arrow, whose types
+ * this module's Arrow builders do not recognise; the names are what the two share.
+ */
+export function writeSchema(stored: { fields: readonly { name: string }[] }, dimensions: number | null): Schema {
+  const ours = new Map(tableSchema(dimensions).fields.map((f) => [f.name, f]));
+  return new Schema(
+    stored.fields.map(({ name }) => {
+      const field = ours.get(name);
+      if (!field) throw new Error(`the chunk table has a column docstore does not write: ${name}`);
+      return field;
+    }),
+  );
+}
+
 /** Deterministic and unambiguous: a new version's chunk i replaces the old chunk i in place. */
 export function chunkId(collection: string, docId: string, index: number): string {
   return JSON.stringify([collection, docId, index]);

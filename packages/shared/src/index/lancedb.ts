@@ -7,8 +7,9 @@ import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocume
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
-import { chunkId, documentRows, indexDimensionMismatch } from "./lancedb-rows.ts";
+import { chunkId, documentRows, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
+import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
 import { TailWait } from "./lancedb-tail.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
@@ -278,7 +279,7 @@ export class LanceSearchIndex implements SearchIndex {
       const replacing = chosen.filter((item) => indexed.has(keyOf(item.doc)));
       if (fresh.length > 0) {
         const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
-        await table.add(rows);
+        await table.add(rowsTable(rows, writeSchema(await table.schema(), vectorSize)));
         this.#committed(rows.length);
       }
       if (replacing.length > 0) {
@@ -290,7 +291,7 @@ export class LanceSearchIndex implements SearchIndex {
           .whenMatchedUpdateAll({ where: "target.version <= source.version" })
           .whenNotMatchedInsertAll()
           .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
-          .execute(rows);
+          .execute(rowsTable(rows, writeSchema(await table.schema(), vectorSize)));
         this.#committed(rows.length);
       }
       if (!this.#options.soleWriter) await this.#settleRaces(table, chosen, accepted, items);
