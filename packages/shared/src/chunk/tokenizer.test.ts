@@ -23,6 +23,7 @@ describe("tokenizer", () => {
     );
     fc.assert(
       fc.property(text, fc.integer({ min: 0, max: 80 }), (t, limit) => {
+        expect(preTokenize(t)).toEqual(t.match(CL100K_PIECES) ?? []);
         const expected = encode(t, { disallowedSpecial: new Set() }).length;
         expect(countTokens(t)).toBe(expected);
         expect(countTokens(t)).toBe(expected);
@@ -32,11 +33,13 @@ describe("tokenizer", () => {
     );
   });
 
-  it("cuts ASCII text as the pre-tokenizer's expression does, on any ASCII text", () => {
-    // Written out by hand for ASCII: each alternative of the expression, and where they meet.
+  it("cuts text as the pre-tokenizer's expression does, on any ASCII text and where ASCII meets other characters", () => {
+    // Written out by hand for ASCII: each alternative of the expression, where they meet, and
+    // where an ASCII piece would run into a letter, digit, space or mark of another script.
     const fragment = fc.constantFrom(
       ..."'s 'S 'd 'M 't 'll 'lL 'Ll 've 'vE 're 'RE 'x ' '' word Word WORD a 1 123 4567 ! ?! . - _ \" ( ) [ ] {}".split(" "),
       " ", "  ", "   ", "\t", "\v", "\f", "\r", "\n", "\r\n", " \n", "\n ", " \r\n\t", "\x00", "\x1f", "\x7f", " '", " 's", " !", " 12",
+      "é", "É", "\u00a0", "\u2028", "–", "β", "٣", "漢", "🦊", "\uFEFF", "\uD800",
     );
     const text = fc.oneof(
       fc.string({ unit: "binary-ascii", maxLength: 300 }),
@@ -51,6 +54,12 @@ describe("tokenizer", () => {
       }),
       { numRuns: 2000 },
     );
+  });
+
+  it("leaves a piece that runs into another script's letter, digit or space to the expression", () => {
+    for (const t of [" \n \t\uFEFF", "naïve", "word\u00e9s", "  \u00a0x", "12٣4", "'ʼs", "a\u2028b", "!!–!", " \uD800x"]) {
+      expect(preTokenize(t)).toEqual(t.match(CL100K_PIECES));
+    }
   });
 
   it("cuts a run longer than 1,000 characters wherever it lies in the text, and only such a run", () => {

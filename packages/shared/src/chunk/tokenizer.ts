@@ -18,11 +18,13 @@ const MAX_RUN = 1000;
 /**
  * cl100k_base's pre-tokenizer: BPE runs on each piece this cuts out, and a piece's tokens never
  * depend on its neighbours. Prose repeats its pieces (words with their leading space), so their
- * counts are cached (PieceCache). ASCII text, nearly all prose, is cut by hand (asciiPieceEnd),
- * without the expression. A property test holds the sum equal to the library's count on any text.
+ * counts are cached (PieceCache). Pieces of ASCII characters, nearly all of prose, are cut by
+ * hand (asciiPieceEnd); the expression cuts those that touch another character. It is sticky
+ * (`y`): a piece found at a given position, as the expression has no look-behind, is the one a
+ * match of the whole text finds there. Property tests hold the pieces equal to the expression's
+ * and the sum equal to the library's count, on any text.
  */
-const PIECES = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
-const NOT_ASCII = /[^\x00-\x7f]/;
+const PIECE_AT = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/uy;
 const CACHED_PIECE_CHARS = 48;
 const CACHE_ENTRIES = 100_000;
 const CACHE_SLOTS = 1 << 18; // a power of two, well above CACHE_ENTRIES
@@ -73,31 +75,34 @@ class PieceCache {
 
 const pieceCache = new PieceCache();
 
+/** Where the piece that starts at `start` ends: cut by hand when it is ASCII and ends before any other character. */
+function pieceEnd(text: string, start: number): number {
+  if (text.charCodeAt(start) < 0x80) {
+    const end = asciiPieceEnd(text, start);
+    if (end !== -1) return end;
+  }
+  PIECE_AT.lastIndex = start;
+  PIECE_AT.exec(text); // it matches everywhere: its last alternatives take any single character
+  return PIECE_AT.lastIndex;
+}
+
 /** The tokens of `text`; once past `limit`, it stops counting and returns what it has (more than `limit`). */
 function countBlock(text: string, limit: number): number {
   let total = 0;
-  if (!NOT_ASCII.test(text)) {
-    for (let start = 0; start < text.length; ) {
-      const end = asciiPieceEnd(text, start);
-      total += pieceCache.count(text, start, end);
-      if (total > limit) return total;
-      start = end;
-    }
-    return total;
-  }
-  for (const piece of text.match(PIECES) ?? []) {
-    total += pieceCache.count(piece, 0, piece.length);
+  for (let start = 0; start < text.length; ) {
+    const end = pieceEnd(text, start);
+    total += pieceCache.count(text, start, end);
     if (total > limit) return total;
+    start = end;
   }
   return total;
 }
 
 /** The pieces the pre-tokenizer cuts `text` into, the way countBlock cuts them (for the tests). */
 export function preTokenize(text: string): string[] {
-  if (NOT_ASCII.test(text)) return text.match(PIECES) ?? [];
   const pieces: string[] = [];
   for (let start = 0; start < text.length; ) {
-    const end = asciiPieceEnd(text, start);
+    const end = pieceEnd(text, start);
     pieces.push(text.slice(start, end));
     start = end;
   }
@@ -203,18 +208,22 @@ const APOSTROPHE = 0x27;
 const [LOWER_D, LOWER_E, LOWER_L, LOWER_M, LOWER_R, LOWER_S, LOWER_T, LOWER_V] = [..."delmrstv"].map((c) => c.charCodeAt(0));
 
 /**
- * Where the piece of PIECES that starts at `i` ends, in ASCII text: the expression's
- * alternatives in their order, each written out for ASCII's letters, digits and whitespace.
+ * Where the piece of PIECE_AT that starts at the ASCII character `i` ends: the expression's
+ * alternatives in their order, written out for ASCII's letters, digits and whitespace. -1 when
+ * it would have to read another character (which the expression's classes may hold).
  */
 function asciiPieceEnd(text: string, i: number): number {
   const n = text.length;
   const c = text.charCodeAt(i);
   const next = i + 1 < n ? text.charCodeAt(i + 1) : -1;
+  if (next >= 0x80) return -1;
   // '(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])  (c | 32 folds an ASCII letter's case)
   if (c === APOSTROPHE && next !== -1) {
     const a = next | 32;
     if (a === LOWER_S || a === LOWER_D || a === LOWER_M || a === LOWER_T) return i + 2;
-    const b = i + 2 < n ? text.charCodeAt(i + 2) | 32 : -1;
+    const after = i + 2 < n ? text.charCodeAt(i + 2) : -1;
+    if (after >= 0x80) return -1;
+    const b = after | 32;
     if ((a === LOWER_L && b === LOWER_L) || (a === LOWER_V && b === LOWER_E) || (a === LOWER_R && b === LOWER_E)) return i + 3;
   }
   const cls = ASCII_CLASSES[c]!;
@@ -222,30 +231,36 @@ function asciiPieceEnd(text: string, i: number): number {
   if (cls === LETTER || (cls !== DIGIT && c !== CR && c !== LF && next !== -1 && ASCII_CLASSES[next] === LETTER)) {
     let j = cls === LETTER ? i + 1 : i + 2;
     while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === LETTER) j++;
-    return j;
+    return asciiAt(text, j);
   }
   // \p{N}{1,3}
   if (cls === DIGIT) {
     let j = i + 1;
     while (j < n && j < i + 3 && ASCII_CLASSES[text.charCodeAt(j)] === DIGIT) j++;
-    return j;
+    return j === i + 3 ? j : asciiAt(text, j);
   }
   //  ?[^\s\p{L}\p{N}]+[\r\n]*
   if (cls === PUNCT || (c === BLANK && next !== -1 && ASCII_CLASSES[next] === PUNCT)) {
     let j = cls === PUNCT ? i + 1 : i + 2;
     while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === PUNCT) j++;
     while (j < n && (text.charCodeAt(j) === CR || text.charCodeAt(j) === LF)) j++;
-    return j;
+    return asciiAt(text, j);
   }
   // Whitespace: \s+$, else \s*[\r\n] (to the run's last line break), else \s+(?!\S), else \s.
   let j = i + 1;
   while (j < n && ASCII_CLASSES[text.charCodeAt(j)] === SPACE) j++;
   if (j === n) return n;
+  if (asciiAt(text, j) === -1) return -1;
   for (let k = j - 1; k >= i; k--) {
     const x = text.charCodeAt(k);
     if (x === CR || x === LF) return k + 1;
   }
   return j - i >= 2 ? j - 1 : i + 1;
+}
+
+/** `j`, where an ASCII run stopped: -1 if it stopped at another character rather than at an ASCII one or the end. */
+function asciiAt(text: string, j: number): number {
+  return j < text.length && text.charCodeAt(j) >= 0x80 ? -1 : j;
 }
 
 /**
