@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads";
-import { isCall, serveCatalogWrites, type Config, type LocalCatalog, type Logger } from "@docstore/shared";
+import { isCatalogCalls, serveCatalogWrites, type Config, type LocalCatalog, type Logger } from "@docstore/shared";
 
 export interface EmbeddedWorker {
   /** Tells the worker new documents are queued; calls in one turn of the event loop coalesce. */
@@ -19,7 +19,7 @@ export function startEmbeddedWorker(config: Config, logger: Logger, catalog: Loc
   const serve = serveCatalogWrites(thread, catalog);
   let dropped = 0;
   thread.on("message", (message: unknown) => {
-    if (isCall(message)) serve(message);
+    if (isCatalogCalls(message)) serve(message);
     else if (typeof message === "object" && message !== null && "dropped" in message) dropped++;
   });
   let stopping = false;

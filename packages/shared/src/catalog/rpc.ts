@@ -19,28 +19,36 @@ interface Call {
   args: unknown[];
 }
 
+/** The calls made in one turn of the worker's event loop (a batch's markReady, say): one message. */
+interface Calls {
+  calls: Call[];
+}
+
 interface Reply {
   rpc: number;
   result?: unknown;
   error?: string;
 }
 
-export const isCall = (m: unknown): m is Call => typeof m === "object" && m !== null && "rpc" in m && "method" in m;
+interface Replies {
+  replies: Reply[];
+}
 
-/** API thread: runs the worker's catalog writes on the owning connection. */
-export function serveCatalogWrites(thread: Worker, catalog: LocalCatalog): (message: Call) => void {
-  return (message) => {
-    const { rpc, method, args } = message;
-    if (!WRITES.includes(method)) {
-      thread.postMessage({ rpc, error: `not a catalog write: ${String(method)}` } satisfies Reply);
-      return;
-    }
-    Promise.resolve()
+export const isCatalogCalls = (m: unknown): m is Calls => typeof m === "object" && m !== null && "calls" in m && Array.isArray(m.calls);
+
+/** API thread: runs the worker's catalog writes on the owning connection; one reply message per message of calls. */
+export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog: LocalCatalog): (message: Calls) => void {
+  const run = ({ rpc, method, args }: Call): Promise<Reply> => {
+    if (!WRITES.includes(method)) return Promise.resolve({ rpc, error: `not a catalog write: ${String(method)}` });
+    return Promise.resolve()
       .then(() => (catalog[method] as (...a: unknown[]) => unknown)(...args))
       .then(
-        (result) => thread.postMessage({ rpc, result } satisfies Reply),
-        (err: unknown) => thread.postMessage({ rpc, error: err instanceof Error ? err.message : String(err) } satisfies Reply),
+        (result) => ({ rpc, result }),
+        (err: unknown) => ({ rpc, error: err instanceof Error ? err.message : String(err) }),
       );
+  };
+  return ({ calls }) => {
+    void Promise.all(calls.map(run)).then((replies) => thread.postMessage({ replies } satisfies Replies));
   };
 }
 
@@ -48,19 +56,36 @@ export function serveCatalogWrites(thread: Worker, catalog: LocalCatalog): (mess
 export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCatalog {
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  port.on("message", (m: Reply) => {
-    if (typeof m !== "object" || m === null || !("rpc" in m)) return;
-    const w = waiting.get(m.rpc);
-    if (!w) return;
-    waiting.delete(m.rpc);
-    if (m.error !== undefined) w.reject(new Error(m.error));
-    else w.resolve(m.result);
+  port.on("message", (m: unknown) => {
+    if (typeof m !== "object" || m === null || !("replies" in m)) return;
+    for (const r of (m as Replies).replies) {
+      const w = waiting.get(r.rpc);
+      if (!w) continue;
+      waiting.delete(r.rpc);
+      if (r.error !== undefined) w.reject(new Error(r.error));
+      else w.resolve(r.result);
+    }
   });
+  let unsent: Call[] = [];
+  const send = () => {
+    const calls = unsent;
+    unsent = [];
+    try {
+      port.postMessage({ calls } satisfies Calls);
+    } catch (err) {
+      // Arguments that cannot be cloned: the calls fail, as a single call's postMessage would.
+      for (const { rpc } of calls) {
+        waiting.get(rpc)?.reject(err as Error);
+        waiting.delete(rpc);
+      }
+    }
+  };
   const call = <T>(method: Write, ...args: unknown[]) =>
     new Promise<T>((resolve, reject) => {
       const rpc = next++;
       waiting.set(rpc, { resolve: resolve as (v: unknown) => void, reject });
-      port.postMessage({ rpc, method, args } satisfies Call);
+      if (unsent.length === 0) queueMicrotask(send);
+      unsent.push({ rpc, method, args });
     });
   return {
     get: (c, d) => local.get(c, d),
