@@ -14,7 +14,7 @@ import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
 import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
 import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../search/fusion.ts";
-import { chunkKey, documentText, indexDimensionMismatch } from "./lancedb-rows.ts";
+import { chunkKey, completeText, documentText, indexDimensionMismatch } from "./lancedb-rows.ts";
 
 /** First request size when the filter must be finished by the evaluator. */
 const MIN_INEXACT_LIMIT = 64;
@@ -165,10 +165,21 @@ export async function findHeads(table: Table, request: FindRequest): Promise<Ind
   if (request.collections.length === 0 || request.limit < 1) return [];
   const { where, exact, order } = headsQuery(request);
   if (where === "false") return [];
-  const page = order
-    ? ((await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(["collection", "doc_id"]).toArray()) as HeadRow[])
-    : (await sortedHeads(table, where, exact, request.filter)).slice(request.offset, request.offset + request.limit);
-  return page.length === 0 ? [] : readDocuments(table, page.map(keyOf));
+  if (!order) {
+    const page = (await sortedHeads(table, where, exact, request.filter)).slice(request.offset, request.offset + request.limit);
+    return page.length === 0 ? [] : readDocuments(table, page.map(keyOf));
+  }
+  // The head rows with their text: a document of one chunk (most small ones) is whole in its
+  // head row, so only the documents of several chunks take a second read.
+  const heads = (await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(TEXT_COLUMNS).toArray()) as TextRow[];
+  const whole = heads.map((head) => documentOf(head, [head]));
+  const parts = heads.filter((_, i) => whole[i] === null).map(keyOf);
+  const read = parts.length === 0 ? [] : await readDocuments(table, parts);
+  const byKey = new Map(read.map((d) => [JSON.stringify([d.collection, d.docId]), d]));
+  return heads.flatMap((head, i) => {
+    const doc = whole[i] ?? byKey.get(JSON.stringify([head.collection, head.doc_id]));
+    return doc ? [doc] : [];
+  });
 }
 
 /**
@@ -216,17 +227,28 @@ interface TextRow {
   metadata: string;
 }
 
+const TEXT_COLUMNS = ["collection", "doc_id", "version", "chunk", "head", "char_start", "text", "doc_rest", "metadata"];
+
+/**
+ * The document of a head row, its text rebuilt from `rows` (its rows: the chunks of the head's
+ * version are taken). Unless `partial`, null when they do not cover all of it (chunks not read).
+ */
+function documentOf(head: TextRow, rows: readonly TextRow[], partial = false): IndexedDocument | null {
+  if (head.doc_rest === null) return null;
+  const chunks = rows.filter((r) => r.version === head.version && Number(r.chunk) >= 0).map((r) => ({ text: r.text, start: Number(r.char_start) }));
+  const text = partial ? documentText(head.doc_rest, chunks) : completeText(head.doc_rest, chunks);
+  return text === null ? null : { collection: head.collection, docId: head.doc_id, version: Number(head.version), metadata: JSON.parse(head.metadata) as Metadata, text };
+}
+
 /** The documents whole, in the order given; one read of all their rows. */
 async function readDocuments(table: Table, docs: DocKey[]): Promise<IndexedDocument[]> {
-  const rows = (await table.query().where(asWhere(documentsWhere(docs)))
-    .select(["collection", "doc_id", "version", "chunk", "head", "char_start", "text", "doc_rest", "metadata"]).toArray()) as TextRow[];
+  const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(TEXT_COLUMNS).toArray()) as TextRow[];
   const byDoc = Map.groupBy(rows, (r) => JSON.stringify([r.collection, r.doc_id]));
   return docs.flatMap(({ collection, docId }) => {
     const all = byDoc.get(JSON.stringify([collection, docId])) ?? [];
     const head = all.find((r) => r.head);
-    if (!head || head.doc_rest === null) return [];
-    const chunks = all.filter((r) => r.version === head.version && Number(r.chunk) >= 0).map((r) => ({ text: r.text, start: Number(r.char_start) }));
-    return [{ collection, docId, version: Number(head.version), metadata: JSON.parse(head.metadata) as Metadata, text: documentText(head.doc_rest, chunks) }];
+    const doc = head ? documentOf(head, all, true) : null;
+    return doc ? [doc] : [];
   });
 }
 

@@ -126,6 +126,14 @@ export function restOf(text: string, chunks: readonly Pick<ChunkInput, "text" | 
   return JSON.stringify({ t: text });
 }
 
+/** The whole text from `rest` and `chunks`, or null when they leave part of it out (some chunks missing). */
+export function completeText(rest: string, chunks: readonly Pick<ChunkInput, "text" | "start">[]): string | null {
+  const parsed = JSON.parse(rest) as { t: string } | { n: number };
+  if ("t" in parsed) return parsed.t;
+  const text = documentText(rest, chunks);
+  return text.length === parsed.n ? text : null;
+}
+
 /** The whole text from the head row's `doc_rest` and the document's chunks. */
 export function documentText(rest: string, chunks: readonly Pick<ChunkInput, "text" | "start">[]): string {
   const parsed = JSON.parse(rest) as { t: string } | { n: number; g: [number, string][] };

@@ -7,7 +7,7 @@ import { describeIndexContract } from "../../test-support/index-contract.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
-import { documentText, restOf } from "./lancedb-rows.ts";
+import { completeText, documentText, restOf } from "./lancedb-rows.ts";
 import { TEXT_INDEX } from "./lancedb-table.ts";
 
 const dirs: string[] = [];
@@ -307,5 +307,24 @@ describe("LanceSearchIndex", () => {
     await index.indexDocuments([{ doc: doc("d1", text), chunks: chunks.map((c, i) => ({ ...c, index: i })) }, { doc: doc("d2", ""), chunks: [] }]);
     const found = await index.findDocuments({ collections: ["c"], filter: all, limit: 10, offset: 0 });
     expect(found.map((d) => [d.docId, d.text])).toEqual([["d1", text], ["d2", ""]]);
+  });
+
+  it("finds documents whole whether their head row holds all of them or not, in order", async () => {
+    const text = "alpha beta. gamma delta.  epsilon";
+    const chunks = [{ text: "alpha beta.", start: 0, end: 11 }, { text: "beta. gamma", start: 6, end: 17 }, { text: "epsilon", start: 26, end: 33 }];
+    expect(completeText(restOf(text, chunks), chunks.slice(0, 1))).toBeNull();
+    expect(completeText(restOf(text, chunks), chunks)).toBe(text);
+    const index = make({ dir: tempDir() });
+    const withPriority = (d: IndexedDocument, priority: number) => ({ ...d, metadata: { priority } });
+    await index.indexDocuments([
+      { doc: withPriority(doc("several", text), 2), chunks: chunks.map((c, i) => ({ ...c, index: i })) },
+      whole(withPriority(doc("one", "  one chunk, trimmed "), 1)),
+      { doc: withPriority(doc("inexact", "Mixed Case"), 3), chunks: [{ index: 0, text: "mixed case", start: 0, end: 10 }] },
+      { doc: withPriority(doc("none", "no chunks at all"), 4), chunks: [] },
+    ]);
+    const found = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYpriority"), limit: 10, offset: 0 });
+    expect(found.map((d) => [d.docId, d.text])).toEqual([["one", "  one chunk, trimmed "], ["several", text], ["inexact", "Mixed Case"], ["none", "no chunks at all"]]);
+    const page = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYDESCpriority"), limit: 2, offset: 1 });
+    expect(page.map((d) => d.docId)).toEqual(["inexact", "several"]);
   });
 });
