@@ -149,6 +149,24 @@ describe("LanceSearchIndex", () => {
     }
   });
 
+  it("folds in what writes left once they pause, without waiting for the timer's next tick", async () => {
+    const dir = tempDir();
+    // The timer would look in a minute; writes pause for min(1 s, a minute / 2) = 1 s.
+    const index = make({ dir, maintainEveryMs: 60_000 });
+    for (let i = 0; i < 3; i++) await index.indexDocuments([whole(doc(`d${i}`, `osprey ${i}`))]);
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    const unindexed = async () => {
+      await table.checkoutLatest();
+      return (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? -1;
+    };
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await unindexed()) !== 0) await new Promise((r) => setTimeout(r, 100));
+    expect(await unindexed()).toBe(0);
+    table.close();
+    db.close();
+  });
+
   it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });

@@ -108,6 +108,7 @@ export class LanceSearchIndex implements SearchIndex {
   /** Whether the last maintenance run failed (its failure was logged). */
   #maintenanceFailing = false;
   #timer: NodeJS.Timeout | null = null;
+  #pauseTimer: NodeJS.Timeout | null = null;
   /**
    * A sole writer's record of every document the table may hold: hashes of their keys, read
    * from the table once, then added before each write (deletes leave them: a superset). A
@@ -245,6 +246,25 @@ export class LanceSearchIndex implements SearchIndex {
     this.#commits += 1;
     this.#rows += rows;
     void this.#maintainIfDue(false);
+    this.#checkWhenPaused();
+  }
+
+  /** How long writes must pause before the timer folds in what they left. */
+  #pauseMs(): number {
+    return Math.min(1_000, this.#options.maintainEveryMs / 2);
+  }
+
+  /**
+   * Looks for work once writes have paused for #pauseMs (again after each commit), so that
+   * the end of a load is folded in then rather than at the timer's next tick (up to
+   * maintainEveryMs later): searches right after a large load wait for that run.
+   */
+  #checkWhenPaused(): void {
+    if (this.#timer === null) return; // no timer: maintenance only when asked
+    if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
+    const wait = Math.max(0, this.#lastCommit + this.#pauseMs() - Date.now());
+    this.#pauseTimer = setTimeout(() => void this.#maintainIfDue(true), wait);
+    this.#pauseTimer.unref();
   }
 
   async indexDocuments(items: Item[]): Promise<boolean[]> {
@@ -453,13 +473,15 @@ export class LanceSearchIndex implements SearchIndex {
     const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
     const enoughWritten = this.#rows >= Math.max(this.#options.maintainAfterRows, this.#nextAfterRows) || this.#commits >= this.#options.maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const paused = now - this.#lastCommit >= Math.min(1_000, this.#options.maintainEveryMs / 2);
+    const paused = now - this.#lastCommit >= this.#pauseMs();
     const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && cleanupDue;
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
       (stats) => {
         this.#maintenanceFailing = false;
         this.#options.logger?.info({ stats }, "search index maintained");
+        // Writes committed during the run are folded in once they pause, as after any commit.
+        if (this.#commits > 0) this.#checkWhenPaused();
       },
       (err: unknown) => {
         // What it was to fold in is still there (its counts were reset as it started): the timer
@@ -488,6 +510,7 @@ export class LanceSearchIndex implements SearchIndex {
   async close(): Promise<void> {
     this.#tail.stop();
     if (this.#timer) clearInterval(this.#timer);
+    if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#timer = this.#renewTimer = null;
     await this.#maintaining;
