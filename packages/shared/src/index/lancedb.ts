@@ -297,9 +297,11 @@ export class LanceSearchIndex implements SearchIndex {
       // conflict). The documents it holds are replaced by the merge.
       const fresh = chosen.filter((item) => !indexed.has(keyOf(item.doc)));
       const replacing = chosen.filter((item) => indexed.has(keyOf(item.doc)));
+      // Columns as the table has them; read once for the append and the merge alike.
+      const schema = writeSchema(await table.schema(), vectorSize);
       if (fresh.length > 0) {
         const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
-        await table.add(rowsTable(rows, writeSchema(await table.schema(), vectorSize)));
+        await table.add(rowsTable(rows, schema));
         this.#committed(rows.length);
       }
       if (replacing.length > 0) {
@@ -311,7 +313,7 @@ export class LanceSearchIndex implements SearchIndex {
           .whenMatchedUpdateAll({ where: "target.version <= source.version" })
           .whenNotMatchedInsertAll()
           .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
-          .execute(rowsTable(rows, writeSchema(await table.schema(), vectorSize)));
+          .execute(rowsTable(rows, schema));
         this.#committed(rows.length);
       }
       if (!this.#options.soleWriter) await this.#settleRaces(table, chosen, accepted, items);
