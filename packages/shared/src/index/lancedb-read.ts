@@ -171,7 +171,9 @@ export async function findHeads(table: Table, request: FindRequest): Promise<Ind
   }
   // The head rows with their text: a document of one chunk (most small ones) is whole in its
   // head row, so only the documents of several chunks take a second read.
-  const heads = (await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(TEXT_COLUMNS).toArray()) as TextRow[];
+  const heads =
+    (await pageByRowIds(table, where, order.slice(0, request.filter.orderBy.length), request.offset, request.limit)) ??
+    ((await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(TEXT_COLUMNS).toArray()) as TextRow[]);
   const whole = heads.map((head) => documentOf(head, [head]));
   const parts = heads.filter((_, i) => whole[i] === null).map(keyOf);
   const read = parts.length === 0 ? [] : await readDocuments(table, parts);
@@ -180,6 +182,43 @@ export async function findHeads(table: Table, request: FindRequest): Promise<Ind
     const doc = whole[i] ?? byKey.get(JSON.stringify([head.collection, head.doc_id]));
     return doc ? [doc] : [];
   });
+}
+
+type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
+
+/**
+ * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
+ * doc_id, read as bare LanceDB does: the engine sorts the matches by the terms' columns alone,
+ * reading no string of theirs (a third of the CPU of sorting them with collection and doc_id and
+ * their texts), then the page's rows are taken by row id. Null when that cannot give the page
+ * exactly: no terms, a run of equal sort values across either edge of the page (collection and
+ * doc_id would order it, and they were not read), or a row gone between the two reads (a row id
+ * names a row of one fragment: a delete or a compaction made meanwhile leaves it out of the
+ * take, never another row in its place). The caller then sorts in the engine as before.
+ */
+async function pageByRowIds(table: Table, where: string, terms: Order, offset: number, limit: number): Promise<TextRow[] | null> {
+  if (terms.length === 0) return null;
+  const end = offset + limit;
+  const sorted = await table.query().where(where).orderBy(terms).limit(end + 1).select([...new Set(terms.map((t) => t.columnName))]).withRowId().toArrow();
+  const n = sorted.numRows;
+  if (n <= offset) return []; // an empty answer has no columns
+  const columns = terms.map((t) => sorted.getChild(t.columnName)!);
+  // Known fields' columns are strings, int64 (bigint) and int8: `===` is the engine's equality.
+  const same = (i: number, j: number) => columns.every((c) => c.get(i) === c.get(j));
+  if ((offset > 0 && same(offset - 1, offset)) || (n > end && same(end - 1, end))) return null;
+  // The page's row ids, each with its run of equal sort values (whole within the page).
+  const ids = sorted.getChild("_rowid")!.toArray() as BigUint64Array;
+  const run = new Map<bigint, number>();
+  for (let i = offset, r = 0; i < Math.min(n, end); i++) {
+    if (i > offset && !same(i - 1, i)) r++;
+    run.set(ids[i]!, r);
+  }
+  // takeRowIds answers in row id order, without the ids it lacks.
+  const rows = (await table.takeRowIds([...run.keys()]).select(TEXT_COLUMNS).withRowId().toArray()) as (TextRow & { _rowid: bigint })[];
+  if (rows.length !== run.size) return null;
+  const ranked = rows.map((row) => ({ row, run: run.get(row._rowid)! }));
+  ranked.sort((a, b) => a.run - b.run || compareCodePoints(a.row.collection, b.row.collection) || compareCodePoints(a.row.doc_id, b.row.doc_id));
+  return ranked.map(({ row }) => row);
 }
 
 /**

@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { connect } from "@lancedb/lancedb";
+import { connect, type Table } from "@lancedb/lancedb";
 import { describeIndexContract } from "../../test-support/index-contract.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
+import { findHeads } from "./lancedb-read.ts";
 import { completeText, documentText, restOf } from "./lancedb-rows.ts";
 import { TEXT_INDEX } from "./lancedb-table.ts";
 
@@ -344,5 +345,40 @@ describe("LanceSearchIndex", () => {
     expect(found.map((d) => [d.docId, d.text])).toEqual([["one", "  one chunk, trimmed "], ["several", text], ["inexact", "Mixed Case"], ["none", "no chunks at all"]]);
     const page = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYDESCpriority"), limit: 2, offset: 1 });
     expect(page.map((d) => d.docId)).toEqual(["inexact", "several"]);
+  });
+
+  it("reads an ordered page by row ids, and sorts in the engine when a write between its two reads removed a row", async () => {
+    const dir = tempDir();
+    const index = make({ dir });
+    const ranked = (i: number) => ({ ...doc(`d${i}`, `text ${i}`), metadata: { priority: i } });
+    for (let i = 0; i < 20; i += 5) await index.indexDocuments([0, 1, 2, 3, 4].map((j) => whole(ranked(i + j))));
+    const db = await connect(dir, { readConsistencyInterval: 0 });
+    const table = await db.openTable("chunks");
+    const request = { collections: ["c"], filter: parseFilter("ORDERBYDESCpriority"), limit: 5, offset: 2 };
+    expect((await findHeads(table, request)).map((d) => d.docId)).toEqual(["d17", "d16", "d15", "d14", "d13"]);
+    // The same table, but a replacement and a compaction land between the sort and the take.
+    let raced = 0;
+    const racing = new Proxy(table, {
+      get(target, key) {
+        if (key !== "takeRowIds") return (Reflect.get(target, key, target) as (...args: unknown[]) => unknown).bind(target);
+        return (ids: bigint[]) => {
+          let columns: string[] = [];
+          const take = {
+            select: (c: string[]) => ((columns = c), take),
+            withRowId: () => take,
+            toArray: async () => {
+              raced++;
+              await index.indexDocuments([whole({ ...ranked(15), version: 2, text: "text 15, replaced" })]);
+              await index.maintain();
+              return target.takeRowIds(ids).select(columns).withRowId().toArray();
+            },
+          };
+          return take;
+        };
+      },
+    }) as Table;
+    const page = await findHeads(racing, request);
+    expect(raced).toBe(1);
+    expect(page.map((d) => [d.docId, d.text])).toEqual([["d17", "text 17"], ["d16", "text 16"], ["d15", "text 15, replaced"], ["d14", "text 14"], ["d13", "text 13"]]);
   });
 });
