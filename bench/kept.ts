@@ -2,8 +2,8 @@
  * `pnpm bench:kept`: searches on a DATA_DIR that `pnpm bench:scale` kept (`KEEP=1`), without
  * loading it again. First in this process, on its LanceDB table: full-text searches (8 at once)
  * that return three sets of columns, to show what each read of a hit's row costs; then the
- * embedded service started on that DATA_DIR and searched over HTTP as bench:scale does, with the
- * CPU each search cost each thread of the service and this client.
+ * embedded service started on that DATA_DIR, searched and asked for tag lookups over HTTP as
+ * bench:scale does, with the CPU each call cost each thread of the service and this client.
  * Prints figures; asserts nothing.
  *   DATA_DIR          the kept folder (required; bench:scale prints it)
  *   ROUNDS=2          rounds of each measure, one after the other
@@ -13,8 +13,8 @@ import path from "node:path";
 import { connect, MatchQuery, Operator } from "@lancedb/lancedb";
 import { startService } from "../test/harness.ts";
 import { fmt, scifact } from "./lib.ts";
-import { CONCURRENCY, pool, threadTicks, type Rate } from "./scale-measure.ts";
-import { searchCall, serviceEnv } from "./scale-service.ts";
+import { CONCURRENCY, TAG_TEXT, pool, threadTicks, type Rate } from "./scale-measure.ts";
+import { searchCall, serviceEnv, tagCall } from "./scale-service.ts";
 import { queryTerms } from "../packages/shared/src/search/query-terms.ts";
 
 const dataDir = process.env.DATA_DIR;
@@ -45,26 +45,28 @@ for (let round = 1; round <= rounds; round++) {
 table.close();
 db.close();
 
-// Over HTTP: CPU per search, per thread of the service (from /proc), and of this client.
+// Over HTTP: CPU per call, per thread of the service (from /proc), and of this client.
 const svc = await startService({ env: serviceEnv(), dataDir });
 try {
   const pid = svc.proc.pid!;
   const threads = () => threadTicks(pid);
-  const search = searchCall(svc, queries, undefined);
-  await pool(CONCURRENCY, 16, 0, search);
-  console.log(`the service on it (pid ${pid}), over HTTP, ${CONCURRENCY} clients; CPU ms a search per thread (10 ms ticks)`);
-  for (let round = 1; round <= rounds; round++) {
-    const before = threads();
-    const client = process.cpuUsage();
-    const started = performance.now();
-    const r = await pool(CONCURRENCY, queries.length, seconds, search);
-    const calls = r.qps * ((performance.now() - started) / 1000);
-    const used = process.cpuUsage(client);
-    const per = [...threads()]
-      .map(([name, t]) => [name, ((t - (before.get(name) ?? 0)) * 10) / calls] as const)
-      .filter(([, ms]) => ms >= 0.01)
-      .map(([name, ms]) => `${name} ${fmt(ms, 2)}`);
-    console.log(`  round ${round}: ${rate(r)}; ${per.join(", ")}; this client ${fmt((used.user + used.system) / 1000 / calls, 2)}`);
+  const calls: [string, (i: number) => Promise<number>][] = [["search", searchCall(svc, queries, undefined)], [`tag lookup (${TAG_TEXT}, limit 100)`, tagCall(svc)]];
+  console.log(`the service on it (pid ${pid}), over HTTP, ${CONCURRENCY} clients; CPU ms a call per thread (10 ms ticks)`);
+  for (const [name, call] of calls) {
+    await pool(CONCURRENCY, 16, 0, call);
+    for (let round = 1; round <= rounds; round++) {
+      const before = threads();
+      const client = process.cpuUsage();
+      const started = performance.now();
+      const r = await pool(CONCURRENCY, queries.length, seconds, call);
+      const made = r.qps * ((performance.now() - started) / 1000);
+      const used = process.cpuUsage(client);
+      const per = [...threads()]
+        .map(([thread, t]) => [thread, ((t - (before.get(thread) ?? 0)) * 10) / made] as const)
+        .filter(([, ms]) => ms >= 0.01)
+        .map(([thread, ms]) => `${thread} ${fmt(ms, 2)}`);
+      console.log(`  ${name}, round ${round}: ${rate(r)}; ${per.join(", ")}; this client ${fmt((used.user + used.system) / 1000 / made, 2)}`);
+    }
   }
 } finally {
   await svc.stop();

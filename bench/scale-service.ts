@@ -115,13 +115,18 @@ export function searchCall(svc: Service, queries: readonly string[], metadata: s
   };
 }
 
-export async function querySets(svc: Service, opts: ScaleOptions) {
-  const { queries, seconds } = opts;
-  const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
-  const tag = async () => {
+/** One tag lookup of the bench's collection (TAG_TEXT, limit 100); its number of documents. */
+export function tagCall(svc: Service): () => Promise<number> {
+  return async () => {
     const r = await call(svc, `/get_content_by_tag?collection_name=${COLLECTION}&limit=100`, { tag_info: TAG_TEXT });
     return r.documents.length as number;
   };
+}
+
+export async function querySets(svc: Service, opts: ScaleOptions) {
+  const { queries, seconds } = opts;
+  const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
+  const tag = tagCall(svc);
   return {
     first: await pool(CONCURRENCY, 16, 0, search(undefined)),
     search: await pool(CONCURRENCY, queries.length, seconds, search(undefined)),
