@@ -86,6 +86,15 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     expect(again.value).toHaveLength(21);
   });
 
+  it("waits longer for a larger table: waitForIndexMs for each waitForIndexRows rows", async () => {
+    // 21 rows, 7 a period: three times 500 ms.
+    const { reader } = await pair({ waitForIndexMs: 500, waitForIndexRows: 7 });
+    const first = await timed(search(reader));
+    expect(first.ms).toBeGreaterThanOrEqual(1_500);
+    expect(first.ms).toBeLessThan(10_000);
+    expect(first.value).toHaveLength(21);
+  });
+
   it("ends its wait promptly when the index closes", async () => {
     const { reader } = await pair({ waitForIndexMs: 20_000 });
     const searched = timed(search(reader).catch((err: unknown) => err));

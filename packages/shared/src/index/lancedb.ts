@@ -54,10 +54,13 @@ export interface LanceIndexOptions {
   renewCheckMs?: number;
   /**
    * Rows waiting for maintenance above which a search waits for it while no rows are being
-   * added (default 10,000; 0 for never; see TailWait), and for how long at most (default 30 s).
+   * added (default 10,000; 0 for never; see TailWait), and for how long at most: waitForIndexMs
+   * (default 30 s) for each waitForIndexRows rows of the table (default 500,000), at least
+   * waitForIndexMs.
    */
   waitAboveUnindexed?: number;
   waitForIndexMs?: number;
+  waitForIndexRows?: number;
 }
 
 /** An open table and the operations still using it: a replaced one is closed when they end. */
@@ -133,10 +136,15 @@ export class LanceSearchIndex implements SearchIndex {
       renewCheckMs: options.renewCheckMs ?? 5_000,
       waitAboveUnindexed: options.waitAboveUnindexed ?? 10_000,
       waitForIndexMs: options.waitForIndexMs ?? 30_000,
+      waitForIndexRows: options.waitForIndexRows ?? 500_000,
     };
-    this.#tail = new TailWait(() => this.#with(async (table) => (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? 0), {
+    this.#tail = new TailWait(() => this.#with(async (table) => {
+      const stats = await table.indexStats(TEXT_INDEX);
+      return { unindexed: stats?.numUnindexedRows ?? 0, total: (stats?.numIndexedRows ?? 0) + (stats?.numUnindexedRows ?? 0) };
+    }), {
       aboveRows: this.#options.waitAboveUnindexed,
       maxWaitMs: this.#options.waitForIndexMs,
+      maxWaitRows: this.#options.waitForIndexRows,
     });
     this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes).then(async (opened) => (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() }));
     this.#opened.catch(() => {}); // reported by the first call that awaits it
