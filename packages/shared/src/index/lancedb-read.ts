@@ -160,6 +160,8 @@ async function sortedHeads(table: Table, where: string, exact: boolean, filter: 
 }
 
 const keyOf = (r: HeadRow): DocKey => ({ collection: r.collection, docId: r.doc_id });
+/** A document's key as a Map key. */
+const docKey = (collection: string, docId: string) => JSON.stringify([collection, docId]);
 
 export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
   if (request.collections.length === 0 || request.limit < 1) return [];
@@ -177,9 +179,9 @@ export async function findHeads(table: Table, request: FindRequest): Promise<Ind
   const whole = heads.map((head) => documentOf(head, [head]));
   const parts = heads.filter((_, i) => whole[i] === null).map(keyOf);
   const read = parts.length === 0 ? [] : await readDocuments(table, parts);
-  const byKey = new Map(read.map((d) => [JSON.stringify([d.collection, d.docId]), d]));
+  const byKey = new Map(read.map((d) => [docKey(d.collection, d.docId), d]));
   return heads.flatMap((head, i) => {
-    const doc = whole[i] ?? byKey.get(JSON.stringify([head.collection, head.doc_id]));
+    const doc = whole[i] ?? byKey.get(docKey(head.collection, head.doc_id));
     return doc ? [doc] : [];
   });
 }
@@ -190,8 +192,8 @@ type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
  * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
  * doc_id, read as bare LanceDB does: the engine sorts the matches by the terms' columns alone,
  * without their collection, doc_id and texts, then the page's rows are taken by row id (measured
- * on 200,000 documents, 13,421 matches: 18 ms of LanceDB's CPU instead of 26). Null when that cannot give the page
- * exactly: no terms, a run of equal sort values across either edge of the page (collection and
+ * on 200,000 documents, 13,421 matches: 18 ms of LanceDB's CPU instead of 26). Null when that
+ * cannot give the page exactly: no terms, a run of equal sort values across either edge of the page (collection and
  * doc_id would order it, and they were not read), or a row gone between the two reads (a row id
  * names a row of one fragment: a delete or a compaction made meanwhile leaves it out of the
  * take, never another row in its place). The caller then sorts in the engine as before.
@@ -282,9 +284,9 @@ function documentOf(head: TextRow, rows: readonly TextRow[], partial = false): I
 /** The documents whole, in the order given; one read of all their rows. */
 async function readDocuments(table: Table, docs: DocKey[]): Promise<IndexedDocument[]> {
   const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(TEXT_COLUMNS).toArray()) as TextRow[];
-  const byDoc = Map.groupBy(rows, (r) => JSON.stringify([r.collection, r.doc_id]));
+  const byDoc = Map.groupBy(rows, (r) => docKey(r.collection, r.doc_id));
   return docs.flatMap(({ collection, docId }) => {
-    const all = byDoc.get(JSON.stringify([collection, docId])) ?? [];
+    const all = byDoc.get(docKey(collection, docId)) ?? [];
     const head = all.find((r) => r.head);
     const doc = head ? documentOf(head, all, true) : null;
     return doc ? [doc] : [];
@@ -366,7 +368,7 @@ async function countChunks(table: Table, docs: DocKey[]): Promise<IndexEntry[]> 
     { collection: string; doc_id: string; version: bigint | number; chunk: number; head: boolean }[];
   const found = new Map<string, IndexEntry>();
   for (const r of rows) {
-    const key = JSON.stringify([r.collection, r.doc_id]);
+    const key = docKey(r.collection, r.doc_id);
     const entry = found.get(key) ?? { collection: r.collection, docId: r.doc_id, version: -Infinity, chunks: 0 };
     found.set(key, entry);
     if (r.head) entry.version = Math.max(entry.version, Number(r.version));

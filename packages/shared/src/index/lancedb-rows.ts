@@ -126,17 +126,22 @@ export function restOf(text: string, chunks: readonly Pick<ChunkInput, "text" | 
   return JSON.stringify({ t: text });
 }
 
+/** What restOf keeps: the whole text, or its length and the gaps between chunks. */
+type Rest = { t: string } | { n: number; g: [number, string][] };
+
 /** The whole text from `rest` and `chunks`, or null when they leave part of it out (some chunks missing). */
 export function completeText(rest: string, chunks: readonly Pick<ChunkInput, "text" | "start">[]): string | null {
-  const parsed = JSON.parse(rest) as { t: string } | { n: number };
-  if ("t" in parsed) return parsed.t;
-  const text = documentText(rest, chunks);
-  return text.length === parsed.n ? text : null;
+  const parsed = JSON.parse(rest) as Rest;
+  const text = joined(parsed, chunks);
+  return "t" in parsed || text.length === parsed.n ? text : null;
 }
 
 /** The whole text from the head row's `doc_rest` and the document's chunks. */
 export function documentText(rest: string, chunks: readonly Pick<ChunkInput, "text" | "start">[]): string {
-  const parsed = JSON.parse(rest) as { t: string } | { n: number; g: [number, string][] };
+  return joined(JSON.parse(rest) as Rest, chunks);
+}
+
+function joined(parsed: Rest, chunks: readonly Pick<ChunkInput, "text" | "start">[]): string {
   if ("t" in parsed) return parsed.t;
   const pieces: Piece[] = [...chunks.map((c) => ({ text: c.text, start: c.start })), ...parsed.g.map(([start, t]) => ({ text: t, start }))];
   pieces.sort((a, b) => a.start - b.start);

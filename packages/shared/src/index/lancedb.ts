@@ -140,7 +140,8 @@ export class LanceSearchIndex implements SearchIndex {
     };
     this.#tail = new TailWait(() => this.#with(async (table) => {
       const stats = await table.indexStats(TEXT_INDEX);
-      return { unindexed: stats?.numUnindexedRows ?? 0, total: (stats?.numIndexedRows ?? 0) + (stats?.numUnindexedRows ?? 0) };
+      const unindexed = stats?.numUnindexedRows ?? 0;
+      return { unindexed, total: (stats?.numIndexedRows ?? 0) + unindexed };
     }), {
       aboveRows: this.#options.waitAboveUnindexed,
       maxWaitMs: this.#options.waitForIndexMs,
