@@ -71,6 +71,12 @@ describe("FsBlobStore", () => {
     expect(Buffer.from(await store.get("c/old")).toString()).toBe("plain old bytes");
   });
 
+  it("gives back texts that deflate to a small part of their size (inflated in several output chunks), up to the largest kept in SQLite", async () => {
+    const texts = [Buffer.from("a".repeat(256)), Buffer.from("ab".repeat(30_000)), Buffer.from("The heron waded. ".repeat(3_855))];
+    for (const [i, text] of texts.entries()) await store.put(`c/t${i}`, text);
+    for (const [i, text] of texts.entries()) expect(Buffer.from(await store.get(`c/t${i}`)).equals(text), `text ${i}`).toBe(true);
+  });
+
   it("refuses keys that could leave its folder", async () => {
     for (const key of ["../x", "a/../../b", "/abs", "a//b", "a/./b", "a\\b", ""]) {
       await expect(store.put(key, new Uint8Array([1])), key).rejects.toThrow(/invalid blob key/);

@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm, writeFile, opendir, access } from "node:fs/promises";
 import path from "node:path";
 import { constants } from "node:fs";
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { constants as zlibConstants, deflateRawSync, inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
@@ -22,8 +22,25 @@ const ENCODING = { raw: 0, deflate: 1 } as const;
  */
 function encode(data: Uint8Array): { data: Uint8Array; enc: number } {
   if (data.byteLength < 256) return { data, enc: ENCODING.raw };
-  const packed = deflateRawSync(data, { level: 1 });
+  const packed = deflateRawSync(data, { level: 1, chunkSize: outputChunk(data.byteLength) });
   return packed.byteLength <= data.byteLength * 0.875 ? { data: packed, enc: ENCODING.deflate } : { data, enc: ENCODING.raw };
+}
+
+/**
+ * The output buffer of one of Node's one-shot zlib calls, of which the result is a slice: 16 KiB
+ * unless told, allocated outside the JavaScript heap for each call. For blobs of a few KB that is
+ * mostly waste, and V8 starts a full collection whenever enough of such memory has been allocated.
+ * Sized to the output instead (a larger output takes more chunks, joined; under 4 KiB Node takes
+ * the buffer from its shared pool). Measured with 200,000 texts of 1 KB: full collections while
+ * accepting them fell from 57 to 6-9, and on the worker thread while indexing them from 58-61 to 14.
+ */
+function outputChunk(bytes: number): number {
+  return Math.min(SMALL_MAX, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
+}
+
+/** Text deflates to a quarter of its size or more; more compressible data takes several chunks. */
+function decode(data: Uint8Array): Uint8Array {
+  return inflateRawSync(data, { chunkSize: outputChunk(4 * data.byteLength) });
 }
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -123,7 +140,7 @@ export class FsBlobStore implements BlobStore {
   async get(key: string): Promise<Uint8Array> {
     assertBlobKey(key);
     const row = this.#stmt.get.get(key);
-    if (row) return row.enc === ENCODING.deflate ? inflateRawSync(row.data) : row.data;
+    if (row) return row.enc === ENCODING.deflate ? decode(row.data) : row.data;
     try {
       return await readFile(this.#file(key));
     } catch (err) {

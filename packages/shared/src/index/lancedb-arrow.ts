@@ -39,9 +39,10 @@ function validity(values: readonly unknown[]): { nullBitmap: Uint8Array | undefi
 
 function utf8Data(type: Utf8, values: readonly (string | null | undefined)[]): Data<Utf8> {
   const valueOffsets = new Int32Array(values.length + 1);
-  let most = 0;
-  for (const v of values) if (typeof v === "string") most += 3 * v.length; // a UTF-16 unit takes 3 UTF-8 bytes at most
-  const bytes = Buffer.allocUnsafeSlow(most);
+  // Sized exactly: memory allocated outside the JavaScript heap brings V8's full collections on.
+  let size = 0;
+  for (const v of values) if (typeof v === "string") size += Buffer.byteLength(v, "utf8");
+  const bytes = Buffer.allocUnsafeSlow(size);
   let at = 0;
   values.forEach((v, i) => {
     if (typeof v === "string") at += bytes.write(v, at, "utf8");
