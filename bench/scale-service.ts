@@ -69,8 +69,8 @@ async function counts(svc: Service): Promise<Counts> {
  * service (4-5 CPU-seconds a 200,000 documents, measured), and a batch job's data is usually
  * made elsewhere.
  */
-function requestBodies(opts: ScaleOptions): { bodies: { payload: Buffer; documents: number }[]; rawBytes: number } {
-  const bodies: { payload: Buffer; documents: number }[] = [];
+export function requestBodies(opts: ScaleOptions): Bodies {
+  const bodies: Bodies["bodies"] = [];
   let rawBytes = 0;
   for (const batch of scaleBatches(opts.sentences, opts.n, BATCH)) {
     const documents = batch.map((d) => {
@@ -82,44 +82,65 @@ function requestBodies(opts: ScaleOptions): { bodies: { payload: Buffer; documen
   return { bodies, rawBytes };
 }
 
+export interface Bodies {
+  bodies: { payload: Buffer; documents: number }[];
+  rawBytes: number;
+}
+
+/** What a load has sent and had accepted so far. */
+export interface Sending {
+  sent: number;
+  accepted: number;
+}
+
+/** Posts the bodies to the bench's collection, IN_FLIGHT requests at once, counting into `sending`. */
+export async function send(svc: Service, { bodies }: Bodies, sending: Sending): Promise<void> {
+  let next = 0;
+  const sender = async () => {
+    while (next < bodies.length) {
+      const { payload, documents } = bodies[next++]!;
+      sending.sent += documents;
+      const r = await call(svc, `/load_texts_to_collection?collection_name=${COLLECTION}`, payload);
+      sending.accepted += r.documents.length;
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+}
+
+/** Waits until `accepted` documents of the bench's collection are ready or failed; fails when none becomes so for STALL_MS. */
+export async function settled(svc: Service, accepted: number): Promise<Counts> {
+  let last = { ready: -1, at: performance.now() };
+  for (;;) {
+    const now = await counts(svc);
+    if (now.ready + now.failed >= accepted) return now;
+    if (now.ready !== last.ready) last = { ready: now.ready, at: performance.now() };
+    else if (performance.now() - last.at > STALL_MS) throw new Error(`indexing stuck at ${now.ready} ready, ${now.pending} pending`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 /** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate. */
 export async function load(svc: Service, opts: ScaleOptions) {
-  const { bodies, rawBytes } = requestBodies(opts);
-  let sent = 0;
-  let accepted = 0;
+  const bodies = requestBodies(opts);
+  const sending: Sending = { sent: 0, accepted: 0 };
   let now: Counts = { ready: 0, pending: 0, failed: 0 };
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   const progress = setInterval(() => {
-    console.log(`  ${fmt(elapsed(), 0)} s: sent ${fmt(sent)}, accepted ${fmt(accepted)}, indexed ${fmt(now.ready)} (${fmt(now.ready / elapsed())} docs/s), pending ${fmt(now.pending)}`);
+    console.log(`  ${fmt(elapsed(), 0)} s: sent ${fmt(sending.sent)}, accepted ${fmt(sending.accepted)}, indexed ${fmt(now.ready)} (${fmt(now.ready / elapsed())} docs/s), pending ${fmt(now.pending)}`);
   }, 10_000);
   const poller = setInterval(() => void counts(svc).then((c) => (now = c), () => {}), 500);
   try {
-    let next = 0;
-    const sender = async () => {
-      while (next < bodies.length) {
-        const { payload, documents } = bodies[next++]!;
-        sent += documents;
-        const r = await call(svc, `/load_texts_to_collection?collection_name=${COLLECTION}`, payload);
-        accepted += r.documents.length;
-      }
-    };
-    await Promise.all(Array.from({ length: IN_FLIGHT }, sender));
+    await send(svc, bodies, sending);
+    const { accepted } = sending;
     const acceptSeconds = elapsed();
     const cpu = process.cpuUsage(cpuBefore);
     console.log(`  the bench's client used ${fmt((cpu.user + cpu.system) / 1e6, 1)} CPU s while sending`);
-    let last = { ready: -1, at: performance.now() };
-    for (;;) {
-      now = await counts(svc);
-      if (now.ready + now.failed >= accepted) break;
-      if (now.ready !== last.ready) last = { ready: now.ready, at: performance.now() };
-      else if (performance.now() - last.at > STALL_MS) throw new Error(`indexing stuck at ${now.ready} ready, ${now.pending} pending`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    now = await settled(svc, accepted);
     const seconds = elapsed();
     console.log(`  all ${fmt(accepted)} accepted in ${fmt(acceptSeconds, 1)} s (${fmt(accepted / acceptSeconds)} docs/s); ${fmt(now.ready)} ready, ${fmt(now.failed)} failed after ${fmt(seconds, 1)} s`);
-    return { rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds };
+    return { rawBytes: bodies.rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds };
   } finally {
     clearInterval(progress);
     clearInterval(poller);
