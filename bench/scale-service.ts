@@ -66,7 +66,7 @@ async function counts(svc: Service): Promise<Counts> {
 /**
  * The request bodies of the load, made before its clock starts, as bare LanceDB's rows are made
  * before its own: on a machine of two cores, making them while loading would take CPU from the
- * service (4-5 CPU-seconds a 200,000 documents, measured), and a batch job's data is usually
+ * service (3.4-4.5 CPU-seconds a 200,000 documents, measured), and a batch job's data is usually
  * made elsewhere.
  */
 export function requestBodies(opts: ScaleOptions): Bodies {
