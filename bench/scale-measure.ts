@@ -1,6 +1,7 @@
 /** Measuring helpers of the scale benchmark: a concurrency pool, memory of a process, disk. */
 import { readFileSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
+import { fmt } from "./lib.ts";
 
 export interface Rate {
   qps: number;
@@ -61,6 +62,12 @@ export function statTicks(file: string): number {
   } catch {
     return 0;
   }
+}
+
+/** The CPU seconds of a process's threads, by name, most first (those under 0.1 s left out). */
+export function threadSeconds(pid: number): string {
+  const busy = [...threadTicks(pid)].filter(([, t]) => t >= 10).sort((a, b) => b[1] - a[1]);
+  return busy.map(([name, t]) => `${name} ${fmt(t / 100, 1)}`).join(", ");
 }
 
 /** CPU jiffies a process's threads have used, summed by thread name (numbered names as one). */

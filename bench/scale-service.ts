@@ -7,7 +7,7 @@ import http from "node:http";
 import { removeDir, startService, type Service } from "../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { metadataJson, scaleBatches } from "./scale-corpus.ts";
-import { CONCURRENCY, FILTER_TEXT, TAG_TEXT, diskBytes, pool, procBytes, rssSampler, threadTicks, MB, type ScaleOptions, type SideFigures, type Rate } from "./scale-measure.ts";
+import { CONCURRENCY, FILTER_TEXT, TAG_TEXT, diskBytes, pool, procBytes, rssSampler, threadSeconds, MB, type ScaleOptions, type SideFigures, type Rate } from "./scale-measure.ts";
 
 const TOKEN = "bench-scale-token-0123456789abcdef";
 const COLLECTION = "scale";
@@ -197,8 +197,7 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
     const loaded = await load(svc, opts);
     const indexedPerSec = loaded.ready / loaded.seconds;
     console.log(`  end-to-end: ${fmt(indexedPerSec)} docs/s indexed; raw text ${fmt(loaded.rawBytes / MB, 1)} MB`);
-    const cpu = [...threadTicks(pid)].filter(([, t]) => t >= 10).sort((a, b) => b[1] - a[1]);
-    console.log(`  CPU s by service thread when the last was ready: ${cpu.map(([name, t]) => `${name} ${fmt(t / 100, 1)}`).join(", ")}`);
+    console.log(`  CPU s by service thread when the last was ready: ${threadSeconds(pid)}`);
     const sets = await querySets(svc, opts);
     const peakRss = rss.stop();
     const hwm = procBytes(pid, "VmHWM");

@@ -13,7 +13,7 @@
 import { removeDir, startService, tempDataDir, type Service } from "../test/harness.ts";
 import { fmt, scifact } from "./lib.ts";
 import { sentencesOf } from "./scale-corpus.ts";
-import { threadTicks, type ScaleOptions } from "./scale-measure.ts";
+import { threadSeconds, type ScaleOptions } from "./scale-measure.ts";
 import { requestBodies, send, serviceEnv, settled, type Sending } from "./scale-service.ts";
 
 const { corpus, tests } = scifact();
@@ -27,8 +27,7 @@ const opts: ScaleOptions = {
 if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
-const cpuByThread = (svc: Service) =>
-  [...threadTicks(svc.proc.pid!)].filter(([, t]) => t >= 10).sort((a, b) => b[1] - a[1]).map(([name, t]) => `${name} ${fmt(t / 100, 1)}`).join(", ");
+const cpuByThread = (svc: Service) => threadSeconds(svc.proc.pid!);
 
 console.log(`docstore split bench: N=${fmt(opts.n)} documents of ~1 KB as in bench:scale; Node ${process.version}; one run`);
 const dataDir = tempDataDir();

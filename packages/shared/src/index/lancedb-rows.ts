@@ -65,6 +65,11 @@ export function chunkId(collection: string, docId: string, index: number): strin
   return JSON.stringify([collection, docId, index]);
 }
 
+/** A document's key, as a Map or Set key. */
+export function docKey(collection: string, docId: string): string {
+  return JSON.stringify([collection, docId]);
+}
+
 /** The collection, document and chunk index a chunkId names. */
 export function chunkKey(id: string): { collection: string; docId: string; chunk: number } {
   const [collection, docId, chunk] = JSON.parse(id) as [string, string, number];

@@ -7,7 +7,7 @@ import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocume
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
-import { chunkId, documentRows, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
+import { chunkId, docKey, documentRows, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
@@ -70,7 +70,7 @@ type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 /** The index's folder, as error details name it. */
 const INDEX_PLACE = "index/";
 type Key = { collection: string; docId: string };
-const keyOf = (d: Key) => JSON.stringify([d.collection, d.docId]);
+const keyOf = (d: Key) => docKey(d.collection, d.docId);
 
 /**
  * The SearchIndex on an embedded LanceDB table (layout in lancedb-rows.ts): one table of
