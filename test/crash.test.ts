@@ -4,7 +4,9 @@ import path from "node:path";
 import { removeDir, startService, until } from "./harness.ts";
 import { indexAudit } from "@docstore/shared/testing";
 
-const N = 2000;
+// The worker claims up to 1,024 documents a batch, two batches at a time: eight batches leave a
+// window of several commits in which to kill it with some documents indexed and some not.
+const N = 8000;
 const BATCH = 500;
 
 describe("crash recovery", () => {
