@@ -43,8 +43,8 @@ describe("crash recovery", () => {
     await until(async () => {
       const r = await third.request("GET", "/get_list_of_collection");
       return r.body.collections[0]?.ready === N;
-    }, 60_000);
-    for (let i = 0; i < N; i += 7) {
+    }, 180_000); // a guard against a hang, not a speed check
+    for (let i = 0; i < N; i += 29) {
       const r = await third.request("GET", "/get_relevant_documents", { query: { query: `marker${i}`, collection_names: c, k: 10 } });
       expect(r.body.results.map((h: any) => h.doc_id)).toEqual([`r${i}`]);
     }
@@ -61,7 +61,7 @@ describe("crash recovery", () => {
 
     expect(await third.stop()).toBe(0);
     removeDir(third.dataDir);
-  }, 120_000);
+  }, 300_000);
 });
 
 function counts(file: string) {
