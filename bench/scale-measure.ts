@@ -1,7 +1,8 @@
 /** Measuring helpers of the scale benchmark: a concurrency pool, memory of a process, disk. */
 import { readFileSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { fmt } from "./lib.ts";
+import { fmt, scifact } from "./lib.ts";
+import { sentencesOf } from "./scale-corpus.ts";
 
 export interface Rate {
   qps: number;
@@ -138,4 +139,12 @@ export interface ScaleOptions {
   /** Each query set runs for at least this long (and at least one pass over the queries). */
   seconds: number;
   keep: boolean;
+}
+
+/** The options of bench:scale and bench:split, from N, KEEP and `seconds`; refuses an N that is not a positive integer. */
+export function scaleOptions(seconds: number): ScaleOptions {
+  const { corpus, tests } = scifact();
+  const n = Number(process.env.N ?? 200_000);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
+  return { n, sentences: sentencesOf(corpus), queries: tests.map((t) => t.text), seconds, keep: process.env.KEEP === "1" };
 }

@@ -16,9 +16,8 @@
  * service as it is.
  */
 import { spawn } from "node:child_process";
-import { fmt, scifact } from "./lib.ts";
-import { sentencesOf } from "./scale-corpus.ts";
-import { FILTER_TEXT, TAG_TEXT, MB, type Rate, type ScaleOptions, type SideFigures } from "./scale-measure.ts";
+import { fmt } from "./lib.ts";
+import { FILTER_TEXT, TAG_TEXT, MB, scaleOptions, type Rate, type SideFigures } from "./scale-measure.ts";
 import { serviceFigures, type ServiceFigures } from "./scale-service.ts";
 import { qdrantFigures, type DistributedFigures } from "./scale-qdrant.ts";
 
@@ -26,15 +25,7 @@ const only = process.env.BENCH_ONLY;
 const versusQdrant = process.env.BENCH_INDEX === "qdrant";
 if (process.env.BENCH_INDEX !== undefined && !versusQdrant) throw new Error(`BENCH_INDEX: qdrant or unset, not ${process.env.BENCH_INDEX}`);
 if (only !== undefined && only !== "service" && only !== "lancedb") throw new Error(`BENCH_ONLY: service or lancedb, not ${only}`);
-const { corpus, tests } = scifact();
-const opts: ScaleOptions = {
-  n: Number(process.env.N ?? 200_000),
-  sentences: sentencesOf(corpus),
-  queries: tests.map((t) => t.text),
-  seconds: Number(process.env.BENCH_SECONDS ?? 10),
-  keep: process.env.KEEP === "1",
-};
-if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
+const opts = scaleOptions(Number(process.env.BENCH_SECONDS ?? 10));
 // Stopped by a signal: exit properly, so that the service it started is stopped too.
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 

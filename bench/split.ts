@@ -11,20 +11,11 @@
  *   BENCH_NODE_ARGS   Node options for the service, as in bench:scale
  */
 import { removeDir, startService, tempDataDir, type Service } from "../test/harness.ts";
-import { fmt, scifact } from "./lib.ts";
-import { sentencesOf } from "./scale-corpus.ts";
-import { threadSeconds, type ScaleOptions } from "./scale-measure.ts";
+import { fmt } from "./lib.ts";
+import { scaleOptions, threadSeconds } from "./scale-measure.ts";
 import { requestBodies, send, serviceEnv, settled, type Sending } from "./scale-service.ts";
 
-const { corpus, tests } = scifact();
-const opts: ScaleOptions = {
-  n: Number(process.env.N ?? 200_000),
-  sentences: sentencesOf(corpus),
-  queries: tests.map((t) => t.text),
-  seconds: 0,
-  keep: process.env.KEEP === "1",
-};
-if (!Number.isInteger(opts.n) || opts.n < 1) throw new Error(`N: a positive integer, not ${process.env.N}`);
+const opts = scaleOptions(0);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
 const cpuByThread = (svc: Service) => threadSeconds(svc.proc.pid!);
