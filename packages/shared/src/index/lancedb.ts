@@ -272,7 +272,10 @@ export class LanceSearchIndex implements SearchIndex {
     if (this.#timer === null) return; // no timer: maintenance only when asked
     if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
     const wait = Math.max(0, this.#lastCommit + this.#pauseMs() - Date.now());
-    this.#pauseTimer = setTimeout(() => void this.#maintainIfDue(true), wait);
+    // Each commit re-arms it, so when it fires the writes have paused. It does not look at
+    // Date.now() again: the timer's clock is not Date.now()'s, and may count the pause whole a
+    // millisecond before Date.now() does, which left the end of a load for the next tick.
+    this.#pauseTimer = setTimeout(() => void this.#maintainIfDue(true, true), wait);
     this.#pauseTimer.unref();
   }
 
@@ -479,12 +482,11 @@ export class LanceSearchIndex implements SearchIndex {
     return stats;
   }
 
-  async #maintainIfDue(timer: boolean): Promise<void> {
+  async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
     const now = Date.now();
     const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
     const enoughWritten = this.#rows >= Math.max(this.#options.maintainAfterRows, this.#nextAfterRows) || this.#commits >= this.#options.maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const paused = now - this.#lastCommit >= this.#pauseMs();
     const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && cleanupDue;
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
