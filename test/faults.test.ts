@@ -347,7 +347,12 @@ describe("faults, distributed mode", () => {
           if (proc) return { proc, job: j };
         }
         return undefined;
-      }, 120_000);
+      }, 120_000).catch(async (err: unknown) => {
+        // What the queue held when no worker was seen holding a job: the next failure says why.
+        const job = await queue.getJob(target);
+        const state = { round, kills, target: { state: await queue.getJobState(target), stalled: job?.stalledCounter, by: job?.processedBy, failed: job?.failedReason }, active: (await queue.getActive()).length };
+        throw new Error(`no worker seen holding a job: ${JSON.stringify(state)}`, { cause: err });
+      });
       proc.kill("SIGKILL");
       await once(proc, "exit");
       const held = (await queue.getActive()).filter((j) => j.processedBy === job.processedBy).length;
