@@ -339,10 +339,11 @@ describe("faults, distributed mode", () => {
         const settled = ["completed", "failed"].includes(await queue.getJobState(target));
         for (const j of settled ? await queue.getActive() : [await queue.getJob(target)]) {
           if (!j) continue;
-          const activation = `${j.processedBy}@${j.processedOn}`;
-          const again = seen === activation;
+          // Seen active twice in one activation: a job deferred (delayed) keeps its activation.
+          const activation = (await j.getState()) === "active" ? `${j.processedBy}@${j.processedOn}` : "";
+          const again = activation !== "" && seen === activation;
           seen = activation;
-          const held = settled || (again && (await j.getState()) === "active");
+          const held = settled || again;
           const proc = held ? holder(svc, j.processedBy) : undefined;
           if (proc) return { proc, job: j };
         }
