@@ -6,6 +6,7 @@
 import type { MessagePort } from "node:worker_threads";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./errors.ts";
+import { restoreFastStringPrototype } from "./fast-strings.ts";
 import type { DroppedJob } from "./jobs.ts";
 import type { Logger } from "./logger.ts";
 import type { BlobStore, Catalog, Embedder, JobQueue, SearchIndex } from "./ports.ts";
@@ -57,6 +58,8 @@ type ServicesOf<R extends Role> = R extends { role: "api" } ? ApiServices : Work
 
 export function createServices<R extends Role>(config: Config, logger: Logger, role: R): ServicesOf<R>;
 export function createServices(config: Config, logger: Logger, role: Role): ApiServices | WorkerServices {
+  // Every library is loaded by now, ioredis with its String subclass among them.
+  restoreFastStringPrototype();
   const dbs: Db[] = [];
   const open = (file: string, schema: string, checkpoints: "auto" | "external") => {
     const db = openDatabase(file, schema, { checkpoint: checkpoints });
