@@ -28,16 +28,21 @@ const PIECE_AT = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L
 const CACHED_PIECE_CHARS = 48;
 const CACHE_ENTRIES = 100_000;
 const CACHE_SLOTS = 1 << 18; // a power of two, well above CACHE_ENTRIES
+/** ASCII pieces up to this long are their own key: four characters to each of a slot's three key words. */
+const PACKED_CHARS = 12;
+const KEPT = 0x8000; // in a slot's last word: the piece is kept as a string, its key words are a hash
 
 /**
- * Token counts of the pieces seen, in an open-addressing table keyed by a hash of the piece's
- * characters: a piece is looked up where it lies in the text, without being cut out of it (the
- * copy and a Map's hashing of it cost more than the lookup itself). Pieces longer than
- * CACHED_PIECE_CHARS are counted each time; the table is emptied when it holds CACHE_ENTRIES.
+ * Token counts of the pieces seen, in an open-addressing table of four words a slot: three key
+ * words, then length << 16 | KEPT? | tokens. A piece is looked up where it lies in the text,
+ * without being cut out of it (the copy and a Map's hashing of it cost more than the lookup).
+ * An ASCII piece of up to PACKED_CHARS characters (nearly all of prose) is its own key, so its
+ * lookup reads one slot and nothing else; another piece is keyed by a hash and compared with
+ * the string kept for it. Pieces longer than CACHED_PIECE_CHARS are counted each time; the
+ * table is emptied when it holds CACHE_ENTRIES.
  */
 class PieceCache {
-  /** Per slot: the piece's hash, then its length << 16 | its tokens (read before the piece itself). */
-  readonly #keys = new Int32Array(2 * CACHE_SLOTS);
+  readonly #slots = new Int32Array(4 * CACHE_SLOTS);
   readonly #pieces: (string | undefined)[] = new Array<string | undefined>(CACHE_SLOTS).fill(undefined);
   #size = 0;
 
@@ -45,29 +50,66 @@ class PieceCache {
   count(text: string, start: number, end: number): number {
     const length = end - start;
     if (length > CACHED_PIECE_CHARS) return countAll(text.slice(start, end), AS_TEXT);
-    let h = 0x811c9dc5; // FNV-1a, then a final mix so that the low bits depend on every character
-    for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
+    let k0 = 0;
+    let k1 = 0;
+    let k2 = 0;
+    let kept = length > PACKED_CHARS;
+    if (!kept) {
+      let chars = 0; // the OR of the characters: past ASCII if it is
+      const to1 = Math.min(end, start + 4);
+      const to2 = Math.min(end, start + 8);
+      for (let i = start; i < to1; i++) {
+        const c = text.charCodeAt(i);
+        chars |= c;
+        k0 = (k0 << 8) | c;
+      }
+      for (let i = to1; i < to2; i++) {
+        const c = text.charCodeAt(i);
+        chars |= c;
+        k1 = (k1 << 8) | c;
+      }
+      for (let i = to2; i < end; i++) {
+        const c = text.charCodeAt(i);
+        chars |= c;
+        k2 = (k2 << 8) | c;
+      }
+      kept = chars >= 0x80;
+    }
+    let h: number;
+    if (kept) {
+      h = 0x811c9dc5; // FNV-1a
+      for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+      k0 = h;
+      k1 = k2 = 0;
+    } else {
+      h = k0 ^ Math.imul(k1, 0x9e3779b1) ^ Math.imul(k2 ^ length, 0x85ebca6b);
+    }
+    h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d); // a final mix, so that the low bits depend on every character
     h ^= h >>> 12;
-    const keys = this.#keys;
+    const head = (length << 16) | (kept ? KEPT : 0);
+    const slots = this.#slots;
     const mask = CACHE_SLOTS - 1;
     let slot = h & mask;
-    // A slot in use has a nonzero second word (every piece has a length).
-    for (let meta = keys[2 * slot + 1]!; meta !== 0; meta = keys[2 * slot + 1]!) {
-      if (keys[2 * slot] === h && meta >>> 16 === length && text.startsWith(this.#pieces[slot]!, start)) return meta & 0xffff;
+    // A slot in use has a nonzero last word (every piece has a length).
+    for (let meta = slots[4 * slot + 3]!; meta !== 0; meta = slots[4 * slot + 3]!) {
+      if ((meta & ~0x7fff) === head && slots[4 * slot] === k0 && slots[4 * slot + 1] === k1 && slots[4 * slot + 2] === k2) {
+        if (!kept || text.startsWith(this.#pieces[slot]!, start)) return meta & 0x7fff;
+      }
       slot = (slot + 1) & mask;
     }
     const piece = text.slice(start, end);
     const tokens = countAll(piece, AS_TEXT);
     if (this.#size >= CACHE_ENTRIES) {
-      keys.fill(0);
+      slots.fill(0);
       this.#pieces.fill(undefined);
       this.#size = 0;
       slot = h & mask;
     }
-    keys[2 * slot] = h;
-    keys[2 * slot + 1] = (length << 16) | tokens;
-    this.#pieces[slot] = piece;
+    slots[4 * slot] = k0;
+    slots[4 * slot + 1] = k1;
+    slots[4 * slot + 2] = k2;
+    slots[4 * slot + 3] = head | tokens;
+    if (kept) this.#pieces[slot] = piece;
     this.#size++;
     return tokens;
   }
