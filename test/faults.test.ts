@@ -340,7 +340,9 @@ describe("faults, distributed mode", () => {
         for (const j of settled ? await queue.getActive() : [await queue.getJob(target)]) {
           if (!j) continue;
           // Seen active twice in one activation: a job deferred (delayed) keeps its activation.
-          const activation = (await j.getState()) === "active" ? `${j.processedBy}@${j.processedOn}` : "";
+          // getActive() lists only active jobs; the target alone needs its state read.
+          const active = settled || (await j.getState()) === "active";
+          const activation = active ? `${j.processedBy}@${j.processedOn}` : "";
           const again = activation !== "" && seen === activation;
           seen = activation;
           const held = settled || again;
