@@ -56,21 +56,12 @@ class PieceCache {
     let kept = length > PACKED_CHARS;
     if (!kept) {
       let chars = 0; // the OR of the characters: past ASCII if it is
-      const to1 = Math.min(end, start + 4);
-      const to2 = Math.min(end, start + 8);
-      for (let i = start; i < to1; i++) {
+      // The three words as one 96-bit register, each character shifted in at the low end.
+      for (let i = start; i < end; i++) {
         const c = text.charCodeAt(i);
         chars |= c;
-        k0 = (k0 << 8) | c;
-      }
-      for (let i = to1; i < to2; i++) {
-        const c = text.charCodeAt(i);
-        chars |= c;
-        k1 = (k1 << 8) | c;
-      }
-      for (let i = to2; i < end; i++) {
-        const c = text.charCodeAt(i);
-        chars |= c;
+        k0 = (k0 << 8) | (k1 >>> 24);
+        k1 = (k1 << 8) | (k2 >>> 24);
         k2 = (k2 << 8) | c;
       }
       kept = chars >= 0x80;
