@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import fc from "fast-check";
 import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
 import { CLAIM_SQL, PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
+import { GroupCommit } from "../sqlite/group-commit.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
 
 describeCatalogContract("SqliteCatalog", async () => {
@@ -74,6 +75,39 @@ describe("SqliteCatalog's counts per collection", () => {
     expect(await catalog.listCollections()).toEqual([{ name: "old", documents: 3, ready: 0, pending: 2, failed: 1 }]);
     await catalog.accept(newDocument("old", "w"));
     expect(await catalog.listCollections()).toEqual(counted(db));
+    await catalog.close();
+  });
+});
+
+describe("SqliteCatalog's accepts in one transaction", () => {
+  let dir: string;
+  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-accepts-"))));
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  it("record every collection and metadata key, again after a rollback of the same transaction dropped them", async () => {
+    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const commit = new GroupCommit(db);
+    const catalog = new SqliteCatalog(db, commit);
+    const x = newDocument("c", "x", { metadata: { a: 1 } });
+    // Submitted in one turn: one transaction. The rollback empties "c", which drops it and its keys.
+    const writes = [
+      catalog.accept(x),
+      catalog.accept(newDocument("d", "w", { metadata: { p: 1 } })),
+      catalog.rollback({ ...x, version: 1, status: "queued", chunks: 0, error: null, createdAt: "", updatedAt: "" }, null),
+      catalog.accept(newDocument("c", "y", { metadata: { a: 2 } })),
+      catalog.accept(newDocument("d", "v", { metadata: { p: 2, q: 3 } })),
+      catalog.accept(newDocument("c", "z", { metadata: { a: 3, b: 4 } })),
+    ];
+    await Promise.all(writes);
+    // Not retried one by one, as a failed group would be (an accept that skipped re-adding
+    // "c" would fail its foreign key).
+    expect(commit.transaction).toBe(1);
+    expect((await catalog.listDocuments("c", 10, null)).items.map((d) => d.docId)).toEqual(["y", "z"]);
+    expect([...(await catalog.metadataFields(["c"]))].sort()).toEqual(["a", "b"]);
+    expect([...(await catalog.metadataFields(["d"]))].sort()).toEqual(["p", "q"]);
+    expect((await catalog.listCollections()).map((k) => [k.name, k.documents])).toEqual([["c", 2], ["d", 2]]);
+    const stored = db.prepare("SELECT DISTINCT d.collection || '/' || j.key AS f FROM documents d, json_each(d.metadata) j ORDER BY f").all();
+    expect(stored).toEqual(db.prepare("SELECT collection || '/' || field AS f FROM collection_fields ORDER BY f").all());
     await catalog.close();
   });
 });

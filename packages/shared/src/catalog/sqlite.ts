@@ -76,6 +76,11 @@ export class SqliteCatalog implements Catalog {
   readonly #commit: GroupCommit;
   /** The file, as error details name it. */
   readonly #place: string;
+  /**
+   * The collections and metadata keys (`collection\0key`) that accepts of the transaction
+   * numbered `transaction` have recorded: a bulk load's later documents skip those inserts.
+   */
+  #recorded = { transaction: -1, collections: new Set<string>(), fields: new Set<string>() };
 
   /** `commit` may be shared with other stores on the same connection (one commit for all). */
   constructor(db: Db, commit = new GroupCommit(db)) {
@@ -147,10 +152,18 @@ export class SqliteCatalog implements Catalog {
   async accept(doc: NewDocument) {
     return this.#commit.run(() => {
       const now = new Date().toISOString();
-      this.#stmt.addCollection.run(doc.collection, now);
+      const recorded = this.#recordedNow();
+      if (!recorded.collections.has(doc.collection)) {
+        this.#stmt.addCollection.run(doc.collection, now);
+        recorded.collections.add(doc.collection);
+      }
       const before = this.#stmt.get.get(doc.collection, doc.docId);
       const metadata = JSON.stringify(doc.metadata);
-      this.#stmt.addFields.run(doc.collection, metadata);
+      const fields = Object.keys(doc.metadata).map((key) => `${doc.collection}\0${key}`);
+      if (!fields.every((f) => recorded.fields.has(f))) {
+        this.#stmt.addFields.run(doc.collection, metadata);
+        for (const f of fields) recorded.fields.add(f);
+      }
       const row = this.#stmt.insert.get({ ...doc, metadata, seq: Date.now(), now }) as {
         version: number;
         created_at: string;
@@ -160,8 +173,17 @@ export class SqliteCatalog implements Catalog {
     });
   }
 
+  /** What this transaction's accepts recorded so far (nothing, in a new transaction). */
+  #recordedNow() {
+    const transaction = this.#commit.transaction;
+    if (this.#recorded.transaction !== transaction) this.#recorded = { transaction, collections: new Set(), fields: new Set() };
+    return this.#recorded;
+  }
+
   async rollback(record: DocumentRecord, previous: DocumentRecord | null) {
     await this.#commit.run(() => {
+      // It may drop the collection and its keys: later accepts of the transaction record them again.
+      this.#recorded.transaction = -1;
       if (previous) {
         this.#stmt.restore.run({ ...previous, metadata: JSON.stringify(previous.metadata), newVersion: record.version });
       } else {

@@ -22,10 +22,20 @@ export class GroupCommit {
   /** The file, as error details name it. */
   readonly #place: string;
   #pending: Pending[] = [];
+  #transactions = 0;
 
   constructor(db: Db) {
     this.#db = db;
     this.#place = path.basename(db.name);
+  }
+
+  /**
+   * Which transaction a write runs in: a different number for each one this commit begins
+   * (a group, or one write retried alone), so a store may remember what an earlier write of
+   * the same transaction did, and forget it when the transaction is another.
+   */
+  get transaction(): number {
+    return this.#transactions;
   }
 
   run<R>(work: () => R): Promise<R> {
@@ -44,6 +54,7 @@ export class GroupCommit {
     }
     let results: unknown[];
     try {
+      this.#transactions++;
       results = this.#db.transaction(() => batch.map((p) => p.work())).immediate();
     } catch (err) {
       const refused = storageError(err, this.#place);
@@ -53,6 +64,7 @@ export class GroupCommit {
       }
       for (const p of batch) {
         try {
+          this.#transactions++;
           p.resolve(this.#db.transaction(p.work).immediate());
         } catch (err) {
           p.reject(storageError(err, this.#place) ?? err);
