@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { v7 as uuidv7 } from "uuid";
 import {
   BadRequestError,
   DOC_ID,
@@ -9,6 +8,7 @@ import {
   UnsupportedMediaTypeError,
   blobKeyFor,
   detectType,
+  uuidv7,
   type Catalog,
   type DocumentRecord,
   type Metadata,

@@ -56,3 +56,4 @@ export { chunkText } from "./chunk/chunk.ts";
 export { citeChunks } from "./chunk/citations.ts";
 export { filterTypos } from "./filter/typos.ts";
 export { closestName } from "./domain/suggest.ts";
+export { uuidv7 } from "./domain/uuid.ts";
