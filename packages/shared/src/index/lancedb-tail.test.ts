@@ -112,3 +112,38 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     expect(value).toHaveLength(21);
   });
 });
+
+describe("maintenance during a load", () => {
+  it("folds rows in by maintainAfterRows only while someone searches, in any instance on the folder", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-demand-"));
+    dirs.push(dir);
+    const runs: unknown[] = [];
+    const logger = { info: (o: unknown) => runs.push(o), warn: () => {}, error: () => {} };
+    const writer = make({ dir, soleWriter: true, maintainAfterRows: 10, maintainAfterCommits: Infinity, logger });
+    const unindexed = async () => {
+      const { connect } = await import("@lancedb/lancedb");
+      const db = await connect(dir);
+      const table = await db.openTable("chunks");
+      const stats = await table.indexStats("text_idx").catch(() => undefined);
+      const rows = await table.countRows();
+      table.close();
+      db.close();
+      return stats ? stats.numUnindexedRows : rows;
+    };
+    // Nobody searched: 40 rows in four commits, fewer than 5 × maintainAfterRows, wait for no run.
+    for (let n = 0; n < 40; n += 10) await writer.indexDocuments(ospreys(n, 10));
+    await sleep(1_500);
+    expect(runs).toEqual([]);
+    expect(await unindexed()).toBe(40);
+
+    // Another instance searches; the writer's next commit (past maintainAfterRows) starts a run.
+    const reader = make({ dir, waitAboveUnindexed: 0 });
+    expect(await search(reader)).toHaveLength(40);
+    await sleep(1_100); // the writer reads the folder's note at most once a second
+    await writer.indexDocuments(ospreys(40, 1));
+    const deadline = Date.now() + 30_000;
+    while (runs.length === 0 && Date.now() < deadline) await sleep(100);
+    expect(runs).toHaveLength(1);
+    expect(await unindexed()).toBe(0);
+  });
+});

@@ -12,6 +12,7 @@ import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchCh
 import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
 import { TailWait } from "./lancedb-tail.ts";
+import { SearchDemand } from "./lancedb-demand.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
 
@@ -27,6 +28,13 @@ export interface LanceIndexOptions {
    * 20,000): rows the full-text index has not folded in yet are searched by a flat scan.
    */
   maintainAfterRows?: number;
+  /**
+   * How long after a search (in any process on the folder) maintainAfterRows and
+   * maintainAfterCommits apply (default 60 s; Infinity for always). While nobody searches, a run
+   * starts after as many rows as the table held at the last one (at least 5 × maintainAfterRows),
+   * or 10 × maintainAfterCommits commits, or once writes pause. See SearchDemand.
+   */
+  maintainAfterSearchMs?: number;
   /**
    * Commits after which maintenance starts without waiting for the timer (default 100): each
    * leaves a fragment, and every query opens every fragment. Writers that commit a few documents
@@ -121,12 +129,14 @@ export class LanceSearchIndex implements SearchIndex {
   #held: Promise<Set<number>> | null = null;
   /** Holds a search back while maintenance folds a large tail of new rows into the index. */
   readonly #tail: TailWait;
+  readonly #demand: SearchDemand;
 
   constructor(options: LanceIndexOptions) {
     this.#options = {
       ...options,
       maintainEveryMs: options.maintainEveryMs ?? 2_000,
       maintainAfterRows: options.maintainAfterRows ?? 20_000,
+      maintainAfterSearchMs: options.maintainAfterSearchMs ?? 60_000,
       maintainAfterCommits: options.maintainAfterCommits ?? 100,
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
       soleWriter: options.soleWriter ?? false,
@@ -138,6 +148,7 @@ export class LanceSearchIndex implements SearchIndex {
       waitForIndexMs: options.waitForIndexMs ?? 30_000,
       waitForIndexRows: options.waitForIndexRows ?? 500_000,
     };
+    this.#demand = new SearchDemand(options.dir, this.#options.maintainAfterSearchMs);
     this.#tail = new TailWait(() => this.#with(async (table) => {
       const stats = await table.indexStats(TEXT_INDEX);
       const unindexed = stats?.numUnindexedRows ?? 0;
@@ -426,11 +437,13 @@ export class LanceSearchIndex implements SearchIndex {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const { vectorSize } = await this.#opened;
+    this.#demand.note();
     await this.#tail.settle();
     return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
+    this.#demand.note();
     return this.#with((table) => findHeads(table, request));
   }
 
@@ -485,7 +498,13 @@ export class LanceSearchIndex implements SearchIndex {
   async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
     const now = Date.now();
     const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
-    const enoughWritten = this.#rows >= Math.max(this.#options.maintainAfterRows, this.#nextAfterRows) || this.#commits >= this.#options.maintainAfterCommits;
+    // While nobody searches (SearchDemand), rows outside the full-text index may grow to as many
+    // as it holds (at least 5 × maintainAfterRows), and commits to 10 × maintainAfterCommits: each
+    // run compacts the whole table, and only searches need that tail short.
+    const { maintainAfterRows, maintainAfterCommits } = this.#options;
+    const searched = this.#demand.recent();
+    const afterRows = searched ? Math.max(maintainAfterRows, this.#nextAfterRows) : Math.max(5 * maintainAfterRows, 2 * this.#nextAfterRows);
+    const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
     const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && cleanupDue;
     if (this.#maintaining || !due) return;

@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, describe, expect, it } from "vitest";
+import { SearchDemand } from "./lancedb-demand.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+const folder = () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-demand-"));
+  dirs.push(dir);
+  return dir;
+};
+
+describe("SearchDemand", () => {
+  it("tells a search in one instance to another on the same folder, for recentMs", async () => {
+    const dir = folder();
+    const searcher = new SearchDemand(dir, 2_000);
+    const writer = new SearchDemand(dir, 2_000);
+    expect(writer.recent()).toBe(false);
+    searcher.note();
+    expect(searcher.recent()).toBe(true);
+    await sleep(1_100); // the writer's reading is kept for a second
+    expect(writer.recent()).toBe(true);
+    await sleep(2_100);
+    expect(writer.recent()).toBe(false);
+    expect(searcher.recent()).toBe(false);
+  });
+
+  it("counts nothing in a folder that does not exist, and never throws there", async () => {
+    const demand = new SearchDemand(path.join(folder(), "missing"), 60_000);
+    demand.note();
+    await sleep(50);
+    const other = new SearchDemand(path.join(folder(), "missing"), 60_000);
+    expect(other.recent()).toBe(false);
+    expect(demand.recent()).toBe(true); // its own search counts
+  });
+
+  it("counts always with recentMs Infinity", () => {
+    expect(new SearchDemand(folder(), Infinity).recent()).toBe(true);
+  });
+});

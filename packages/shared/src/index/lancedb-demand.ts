@@ -1,0 +1,56 @@
+import { statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+
+/** The file whose modification time says when the index was last searched. */
+export const SEARCHED_FILE = "searched-at";
+
+/**
+ * Whether the index was searched lately, here or by another thread or process on the same
+ * folder (the API searches, the worker writes and maintains): told by the modification time of
+ * one empty file in the folder, which a search sets at most once a second.
+ *
+ * Why writers ask. A maintenance run compacts the whole table (LanceDB merges every fragment
+ * under a million rows), so runs during a load cost in proportion to the table each time. They
+ * keep the rows outside the full-text index few, which only searches need: while nobody searches,
+ * a load goes on without them and the end of it is folded in once writes pause.
+ */
+export class SearchDemand {
+  readonly #file: string;
+  readonly #recentMs: number;
+  /** When this instance last set the file's time (its own searches count at once). */
+  #noted = -Infinity;
+  /** The file's time as last read, and when it was read (read at most once a second). */
+  #seen = { at: -Infinity, searchedAt: -Infinity };
+
+  constructor(dir: string, recentMs: number) {
+    this.#file = path.join(dir, SEARCHED_FILE);
+    this.#recentMs = recentMs;
+  }
+
+  /** A search is running. */
+  note(): void {
+    const now = Date.now();
+    if (now - this.#noted < 1_000) return;
+    this.#noted = now;
+    // Best effort: a folder that refuses it (read-only, full) only makes writers think nobody searched.
+    writeFile(this.#file, "").catch(() => {});
+  }
+
+  /** Whether a search ran within the last `recentMs`. */
+  recent(): boolean {
+    if (this.#recentMs === Infinity) return true;
+    const now = Date.now();
+    if (now - this.#noted < this.#recentMs) return true;
+    if (now - this.#seen.at >= 1_000) {
+      let searchedAt = -Infinity;
+      try {
+        searchedAt = statSync(this.#file).mtimeMs;
+      } catch {
+        // Never searched (no file yet).
+      }
+      this.#seen = { at: now, searchedAt };
+    }
+    return now - this.#seen.searchedAt < this.#recentMs;
+  }
+}
