@@ -31,8 +31,9 @@ export interface LanceIndexOptions {
   /**
    * How long after a search (in any process on the folder) maintainAfterRows and
    * maintainAfterCommits apply (default 60 s; Infinity for always). While nobody searches, a run
-   * starts after as many rows as the table held at the last one (at least 5 × maintainAfterRows),
-   * or 10 × maintainAfterCommits commits, or once writes pause. See SearchDemand.
+   * starts after as many rows as half the table held at the last one, at least 5 ×
+   * maintainAfterRows, or after 10 × maintainAfterCommits commits, or once writes pause. See
+   * SearchDemand.
    */
   maintainAfterSearchMs?: number;
   /**
@@ -498,12 +499,14 @@ export class LanceSearchIndex implements SearchIndex {
   async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
     const now = Date.now();
     const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
-    // While nobody searches (SearchDemand), rows outside the full-text index may grow to as many
-    // as it holds (at least 5 × maintainAfterRows), and commits to 10 × maintainAfterCommits: each
-    // run compacts the whole table, and only searches need that tail short.
+    // While nobody searches (SearchDemand), rows outside the full-text index may grow to 5 ×
+    // maintainAfterRows before a run, not maintainAfterRows, and commits to 10 ×
+    // maintainAfterCommits: each run compacts the whole table, and only searches need that tail
+    // short. Past 10 × maintainAfterRows, half the table decides in both cases, so the end of a
+    // large load still leaves at most half the table to fold in.
     const { maintainAfterRows, maintainAfterCommits } = this.#options;
     const searched = this.#demand.recent();
-    const afterRows = searched ? Math.max(maintainAfterRows, this.#nextAfterRows) : Math.max(5 * maintainAfterRows, 2 * this.#nextAfterRows);
+    const afterRows = Math.max(searched ? maintainAfterRows : 5 * maintainAfterRows, this.#nextAfterRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
     const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && cleanupDue;
