@@ -13,7 +13,7 @@ export const SEARCHED_FILE = "searched-at";
  * Why writers ask. A maintenance run compacts the whole table (LanceDB merges every fragment
  * under a million rows), so runs during a load cost in proportion to the table each time. They
  * keep the rows outside the full-text index few, which only searches need: while nobody searches,
- * a load goes on without them and the end of it is folded in once writes pause.
+ * a load goes on with fewer of them (see LanceIndexOptions.maintainAfterSearchMs).
  */
 export class SearchDemand {
   readonly #file: string;
