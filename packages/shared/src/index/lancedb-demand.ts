@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 
 /** The file whose modification time says when the index was last searched. */
-export const SEARCHED_FILE = "searched-at";
+const SEARCHED_FILE = "searched-at";
 
 /**
  * Whether the index was searched lately, here or by another thread or process on the same

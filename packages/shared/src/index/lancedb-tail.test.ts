@@ -5,7 +5,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
+import { connect } from "@lancedb/lancedb";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
+import { TEXT_INDEX } from "./lancedb-table.ts";
 
 // A writer and a searcher on one directory, as the embedded worker thread and the API thread
 // are: the searcher's waits are decided by what the writer committed and folded in.
@@ -121,10 +123,9 @@ describe("maintenance during a load", () => {
     const logger = { info: (o: unknown) => runs.push(o), warn: () => {}, error: () => {} };
     const writer = make({ dir, soleWriter: true, maintainAfterRows: 10, maintainAfterCommits: Infinity, logger });
     const unindexed = async () => {
-      const { connect } = await import("@lancedb/lancedb");
       const db = await connect(dir);
       const table = await db.openTable("chunks");
-      const stats = await table.indexStats("text_idx").catch(() => undefined);
+      const stats = await table.indexStats(TEXT_INDEX).catch(() => undefined);
       const rows = await table.countRows();
       table.close();
       db.close();
