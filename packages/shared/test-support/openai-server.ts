@@ -4,14 +4,14 @@
  * to the requested dimensions and normalised, so texts sharing words get similar vectors and
  * dense search ranks in a way a test can predict. It enforces OpenAI's request limits (inputs
  * per request, tokens per request and per input), so a batching bug shows as a 400, and can be
- * told to fail the next requests (429 with Retry-After, 5xx, a dropped connection, vectors of
- * the wrong length).
+ * told to fail the next requests (429 with Retry-After, 5xx, a dropped connection, no answer at
+ * all, vectors of the wrong length).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { countTokens } from "../src/chunk/tokenizer.ts";
 
-export type Failure = number | "reset" | "wrong-dimensions";
+export type Failure = number | "reset" | "stall" | "wrong-dimensions";
 
 export interface OpenAIServerOptions {
   /** Vector length when a request does not ask for one (default 1536, as text-embedding-3-small). */
@@ -38,7 +38,7 @@ export interface OpenAIServer {
   readonly arrivals: readonly number[];
   /** Most requests in progress at one time. */
   readonly maxInFlight: number;
-  /** Answers the next `n` embedding requests with `failure` (an HTTP status, "reset", "wrong-dimensions"). */
+  /** Answers the next `n` embedding requests with `failure` (an HTTP status, "reset", "wrong-dimensions"), or never ("stall": until the client gives up or the server stops). */
   failNext(n: number, failure: Failure, headers?: Record<string, string>): void;
   /** Changes the delay before each answer (`delayMs`) from the next request on: a server turning slow, or fast again. */
   setDelay(ms: number): void;
@@ -97,6 +97,7 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     if (delayMs > 0) await new Promise((r) => setTimeout(r, delayMs));
     const injected = failures.shift();
     if (injected?.failure === "reset") return void req.socket.destroy();
+    if (injected?.failure === "stall") return;
     if (typeof injected?.failure === "number") {
       const status = injected.failure;
       return sendJson(res, status, invalid(`injected failure ${status}`, status === 429 ? "rate_limit_error" : "server_error"), injected.headers);

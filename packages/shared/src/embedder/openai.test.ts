@@ -159,6 +159,15 @@ describe("OpenAIEmbedder: failures", () => {
     expect(server.requests).toBeGreaterThan(2);
   });
 
+  it("names the failure before the attempt the deadline cut short", async () => {
+    server.failNext(1, 502);
+    server.failNext(1, "stall");
+    const error = await embedder({ retry: { baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 500 } }).embed(["down"]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UnavailableError);
+    expect((error as Error).message).toMatch(/^embedding service unavailable: 502 .*\(gave up after 2 attempts in \d+ ms; the last attempt was cut at the deadline\)$/);
+    expect(server.requests).toBe(2);
+  });
+
   it("cuts an attempt short at the deadline, however long the request timeout", async () => {
     const stalled = await startOpenAIServer({ delayMs: 60_000 });
     try {

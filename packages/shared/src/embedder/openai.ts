@@ -9,7 +9,7 @@
  * in flight is cut short), or when the server asks for a wait that would end past it, the call
  * fails with UnavailableError.
  */
-import OpenAI, { APIError } from "openai";
+import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DimensionMismatchError, EmbeddingRejectedError, UnavailableError } from "../errors.ts";
 import type { Embedder } from "../ports.ts";
@@ -158,9 +158,12 @@ export class OpenAIEmbedder implements Embedder {
   /**
    * One batch, retried until it succeeds, fails for good, or the deadline passes: no attempt
    * runs past the deadline (the last one's timeout is what is left of it), so it bounds the call.
+   * When that cut ends the last attempt, the error names the failure before it: the cut says
+   * only that time ran out, the earlier answer says why.
    */
   private async request(input: string[], signal: AbortSignal): Promise<number[][]> {
     const started = Date.now();
+    let previous: unknown;
     for (let attempt = 1; ; attempt++) {
       const hold = this.notBefore - Date.now();
       if (hold > 0) {
@@ -186,10 +189,14 @@ export class OpenAIEmbedder implements Embedder {
         const wait = asked ?? backoffMs(attempt, this.retry.baseDelayMs, this.retry.maxDelayMs);
         const elapsed = Date.now() - started;
         if (elapsed + wait > this.retry.deadlineMs) {
-          const why = asked !== undefined && elapsed + asked > this.retry.deadlineMs ? `; it asked to wait ${Math.round(asked)} ms` : "";
+          const cut = err instanceof APIConnectionTimeoutError && timeout < this.limits.timeoutMs && previous !== undefined;
+          const why = cut
+            ? "; the last attempt was cut at the deadline"
+            : asked !== undefined && elapsed + asked > this.retry.deadlineMs ? `; it asked to wait ${Math.round(asked)} ms` : "";
           throw new UnavailableError(
-            `embedding service unavailable: ${describeFailure(err)} (gave up after ${attempt} attempt${attempt > 1 ? "s" : ""} in ${elapsed} ms${why})`, err);
+            `embedding service unavailable: ${describeFailure(cut ? previous : err)} (gave up after ${attempt} attempt${attempt > 1 ? "s" : ""} in ${elapsed} ms${why})`, err);
         }
+        previous = err;
         if (asked !== undefined && err instanceof APIError && err.status === 429) this.notBefore = Math.max(this.notBefore, Date.now() + wait);
         await sleep(wait, undefined, { signal });
       }
