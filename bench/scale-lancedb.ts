@@ -8,7 +8,6 @@ import { Field, Int32, Int64, Schema, Utf8 } from "apache-arrow";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { lanceComputeThreads } from "../packages/shared/src/index/lancedb-threads.ts";
 import { fmt } from "./lib.ts";
 import { scaleBatches } from "./scale-corpus.ts";
 import { CONCURRENCY, diskBytes, pool, procBytes, rssSampler, MB, type ScaleOptions, type SideFigures } from "./scale-measure.ts";
@@ -76,9 +75,7 @@ async function tagLookup(table: lancedb.Table): Promise<number> {
 export async function lancedbFigures(opts: ScaleOptions): Promise<SideFigures> {
   const dir = mkdtempSync(path.join(tmpdir(), "bench-lancedb-"));
   const rss = rssSampler(process.pid);
-  // LanceDB's compute threads as the service sets them, so that each side builds its index with as many.
-  lanceComputeThreads();
-  console.log(`bare LanceDB (@lancedb/lancedb, in process), table in ${dir}; this process's RSS before: ${fmt(procBytes(process.pid, "VmRSS") / MB)} MB; LANCE_CPU_THREADS ${process.env.LANCE_CPU_THREADS ?? "unset"}`);
+  console.log(`bare LanceDB (@lancedb/lancedb, in process), table in ${dir}; this process's RSS before: ${fmt(procBytes(process.pid, "VmRSS") / MB)} MB; LANCE_CPU_THREADS ${process.env.LANCE_CPU_THREADS ?? "unset"}, TOKIO_WORKER_THREADS ${process.env.TOKIO_WORKER_THREADS ?? "unset"} (as the service's)`);
   const db = await lancedb.connect(dir);
   try {
     const table = await db.createEmptyTable("docs", schema);

@@ -15,6 +15,8 @@
  * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS, WORKER_CONCURRENCY...) reaches the
  * service as it is.
  */
+// First: LanceDB's threads as the service sets them, before bare LanceDB's side loads it.
+import "../packages/shared/src/index/lancedb-env.ts";
 import { spawn } from "node:child_process";
 import { fmt } from "./lib.ts";
 import { FILTER_TEXT, TAG_TEXT, MB, scaleOptions, type Rate, type SideFigures } from "./scale-measure.ts";

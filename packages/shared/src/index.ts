@@ -2,6 +2,8 @@
  * What packages/api and packages/worker import from shared, by name, and nothing else. Tests
  * import the modules they test directly; test support is `@docstore/shared/testing`.
  */
+// First: sizes LanceDB's threads before any module below loads LanceDB.
+import "./index/lancedb-env.ts";
 export { loadConfig, ALL_SCOPES, COLLECTION_PATTERN, type ApiToken, type Config, type Env, type JwtConfig, type RateLimitConfig, type Scope } from "./config.ts";
 export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
 export { checkDataDir, claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";

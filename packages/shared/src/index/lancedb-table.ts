@@ -7,7 +7,6 @@ import { connect, Index, Session, type Connection, type Table } from "@lancedb/l
 import { setTimeout } from "node:timers/promises";
 import { FixedSizeList } from "apache-arrow";
 import { TABLE_NAME, tableSchema } from "./lancedb-rows.ts";
-import { lanceComputeThreads } from "./lancedb-threads.ts";
 
 export interface OpenTable {
   db: Connection;
@@ -41,11 +40,9 @@ const INDEXES: [string, () => Index][] = [
 
 /**
  * `cacheBytes` bounds the connection's caches (LanceDB's defaults are 6 GB of index data and
- * 1 GB of file metadata): three quarters for index data, the rest for metadata. The first table
- * opened in a process also sizes LanceDB's compute pool (lanceComputeThreads).
+ * 1 GB of file metadata): three quarters for index data, the rest for metadata.
  */
 export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
-  lanceComputeThreads();
   const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
   const db = await connect(dir, { readConsistencyInterval: 0 }, session);
   const table = await openOrCreate(db, dimensions);

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { lanceComputeThreads } from "./lancedb-threads.ts";
 
 describe("lanceComputeThreads", () => {
-  it("gives LanceDB every core where its own rule would leave it one, and leaves a setting alone", () => {
+  it("gives LanceDB every core, and its runtime two workers a core, where its own rule would leave it one; leaves a setting alone", () => {
     const on = (env: NodeJS.ProcessEnv, cores: number) => {
       lanceComputeThreads(env, cores);
       return env.LANCE_CPU_THREADS;
@@ -18,41 +18,51 @@ describe("lanceComputeThreads", () => {
     expect(on({}, 4)).toBeUndefined(); // LanceDB's own: 2 of 4
     expect(on({ LANCE_CPU_THREADS: "1" }, 2)).toBe("1");
     expect(on({ LANCE_IO_CORE_RESERVATION: "0" }, 2)).toBeUndefined();
+    const env: NodeJS.ProcessEnv = {};
+    lanceComputeThreads(env, 2);
+    expect(env.TOKIO_WORKER_THREADS).toBe("4");
+    const kept: NodeJS.ProcessEnv = { TOKIO_WORKER_THREADS: "3" };
+    lanceComputeThreads(kept, 2);
+    expect(kept).toEqual({ TOKIO_WORKER_THREADS: "3", LANCE_CPU_THREADS: "2" });
   });
 
-  describe("in a process that opens the chunk table", () => {
+  describe("in a process that loads the shared package", () => {
     const dirs: string[] = [];
     afterEach(() => {
       for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
     });
 
-    // A child process each: LanceDB reads the variable once per process. It opens the chunk table
-    // as the service does, then builds a full-text index on a table of its own (the pool starts
-    // its threads as work needs them), and counts the threads of LanceDB's compute pool.
-    const computeThreads = async (env: NodeJS.ProcessEnv) => {
+    // A child process each: LanceDB reads the variables once per process. It loads the shared
+    // package as the service does, then LanceDB, and counts the async runtime's threads; then it
+    // builds a full-text index (the compute pool starts its threads as work needs them) and
+    // counts the compute pool's.
+    const threads = async (env: NodeJS.ProcessEnv) => {
       const dir = mkdtempSync(path.join(tmpdir(), "docstore-threads-"));
       dirs.push(dir);
-      const table = new URL("./lancedb-table.ts", import.meta.url).href;
+      const shared = new URL("../index.ts", import.meta.url).href;
       const script = `
         import { readdirSync, readFileSync } from "node:fs";
-        const { openChunkTable } = await import(${JSON.stringify(table)});
-        const { db } = await openChunkTable(${JSON.stringify(dir)}, null, 64 * 1024 * 1024);
+        const named = (name) => readdirSync("/proc/self/task").filter((t) => readFileSync("/proc/self/task/" + t + "/comm", "utf8").trim() === name).length;
+        await import(${JSON.stringify(shared)});
+        const { connect, Index } = await import("@lancedb/lancedb");
+        const runtime = named("tokio-rt-worker");
+        const db = await connect(${JSON.stringify(dir)});
         const probe = await db.createTable("probe", Array.from({ length: 20000 }, (_, i) => ({ text: "word" + (i % 997) + " other" + i })));
-        const { Index } = await import("@lancedb/lancedb");
         await probe.createIndex("text", { config: Index.fts() });
-        const names = readdirSync("/proc/self/task").map((t) => readFileSync("/proc/self/task/" + t + "/comm", "utf8").trim());
-        console.log(names.filter((n) => n === "lance-cpu").length);`;
-      const { LANCE_CPU_THREADS: _, LANCE_IO_CORE_RESERVATION: __, ...rest } = process.env;
+        console.log(JSON.stringify({ runtime, compute: named("lance-cpu") }));`;
+      const { LANCE_CPU_THREADS: _, LANCE_IO_CORE_RESERVATION: __, TOKIO_WORKER_THREADS: ___, ...rest } = process.env;
       const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { env: { ...rest, ...env } });
-      return Number(stdout.trim());
+      return JSON.parse(stdout.trim()) as { runtime: number; compute: number };
     };
 
     it.skipIf(!existsSync("/proc/self/task") || availableParallelism() < 2 || availableParallelism() > 3)(
-      "runs more compute threads than with LANCE_CPU_THREADS=1 on a machine of 2 or 3 cores",
+      "runs more compute threads, and more runtime workers, than with LANCE_CPU_THREADS=1 on a machine of 2 or 3 cores",
       async () => {
-        const [chosen, one] = await Promise.all([computeThreads({}), computeThreads({ LANCE_CPU_THREADS: "1" })]);
-        expect(one).toBeGreaterThan(0);
-        expect(chosen).toBeGreaterThan(one);
+        const [chosen, one] = await Promise.all([threads({}), threads({ LANCE_CPU_THREADS: "1" })]);
+        expect(one.compute).toBeGreaterThan(0);
+        expect(chosen.compute).toBeGreaterThan(one.compute);
+        expect(one.runtime).toBe(availableParallelism());
+        expect(chosen.runtime).toBe(2 * availableParallelism());
       },
       60_000,
     );

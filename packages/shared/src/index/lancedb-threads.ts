@@ -4,14 +4,24 @@ import { availableParallelism } from "node:os";
  * LanceDB runs its compute-heavy work (compaction, building the full-text index) on a pool of
  * `LANCE_CPU_THREADS` threads, by default the cores less `LANCE_IO_CORE_RESERVATION` (2): one
  * thread on a machine of two or three cores, where a maintenance run after a load then left a
- * core idle. There it gets every core. Set either variable to keep LanceDB's own choice.
+ * core idle. There it gets every core, and its async runtime twice as many worker threads
+ * (`TOKIO_WORKER_THREADS`, by default one a core). Every core for compute with one worker a core
+ * made the appends and reads beside a run wait up to 1.5-2.4 s (bench:maintenance); twice the
+ * workers, or the full-text index built in one shard (`LANCE_FTS_NUM_SHARDS=1`; by default a
+ * shard a compute thread, and then the run is no faster), kept those waits under 0.25 s. On 2 cores, in bench:scale at 200,000 documents, runs
+ * taking turns: the first searches after the load waited 7.0-7.9 s, against 11.3-12.1 s with
+ * LanceDB's own threads, and searches ran at 293-316 q/s against 228-230.
+ * Setting `LANCE_CPU_THREADS` or `LANCE_IO_CORE_RESERVATION` keeps LanceDB's own choice;
+ * `TOKIO_WORKER_THREADS`, when set, is kept too.
  *
- * LanceDB reads the variable from the process's environment once, when it first needs the pool:
- * this must run in the main thread (a worker thread's `process.env` is its own copy) before
- * then. Measured (bench:scale, 200,000 documents, 2 cores): the first searches after a load
- * waited 7.1-7.9 s for the run that folds the load into the index, against 9.4-10.5 s.
+ * LanceDB reads them from the process's environment once: `TOKIO_WORKER_THREADS` as its module
+ * loads, `LANCE_CPU_THREADS` when it first compacts or builds an index. So this runs in the main
+ * thread (a worker thread's `process.env` is its own copy) before anything imports LanceDB:
+ * see lancedb-env.ts.
  */
 export function lanceComputeThreads(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): void {
   if (env.LANCE_CPU_THREADS !== undefined || env.LANCE_IO_CORE_RESERVATION !== undefined) return;
-  if (cores > 1 && cores <= 3) env.LANCE_CPU_THREADS = String(cores);
+  if (cores <= 1 || cores > 3) return;
+  env.LANCE_CPU_THREADS = String(cores);
+  env.TOKIO_WORKER_THREADS ??= String(2 * cores);
 }
