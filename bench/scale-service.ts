@@ -4,6 +4,7 @@
  * query sets from 8 concurrent clients; memory of the service process and disk of DATA_DIR.
  */
 import http from "node:http";
+import { setTimeout as sleep } from "node:timers/promises";
 import { removeDir, startService, type Service } from "../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { metadataJson, scaleBatches } from "./scale-corpus.ts";
@@ -180,12 +181,33 @@ export async function querySets(svc: Service, opts: ScaleOptions) {
 export interface ServiceFigures extends SideFigures {
   acceptedPerSec: number;
   /**
-   * The plain search set again, after the other two: right after a load the index is still
-   * folding in the last rows (searched by a slower scan until then); this is the settled rate.
+   * The plain search set again, after the others: at 200,000 documents the maintenance run that
+   * merges the two fragments a load leaves (10 s after the one that folded in its end) falls here.
    */
   searchSettled: Rate;
-  /** DATA_DIR while the service ran (SQLite's WAL included); `disk` is after an orderly stop. */
+  /**
+   * DATA_DIR right after the query sets (SQLite's WAL included); `disk` is once maintenance has
+   * removed what it replaced (settleSeconds later), after an orderly stop.
+   */
   diskRunning: number;
+  settleSeconds: number;
+}
+
+/**
+ * Waits until `dir`'s size has not changed for `quietMs` (at most `maxMs`): maintenance removes
+ * the versions it replaced keepVersionsMs (10 s) after the run that replaced them, and a run
+ * that merges fragments replaces more. Returns the seconds waited.
+ */
+async function diskSettled(dir: string, quietMs = 15_000, maxMs = 90_000): Promise<number> {
+  const started = Date.now();
+  let size = diskBytes(dir);
+  let since = started;
+  while (Date.now() - since < quietMs && Date.now() - started < maxMs) {
+    await sleep(1_000);
+    const now = diskBytes(dir);
+    if (now !== size) [size, since] = [now, Date.now()];
+  }
+  return (Date.now() - started) / 1_000;
 }
 
 export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures> {
@@ -202,9 +224,10 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
     const peakRss = rss.stop();
     const hwm = procBytes(pid, "VmHWM");
     const diskRunning = diskBytes(svc.dataDir);
+    const settleSeconds = await diskSettled(svc.dataDir);
     await svc.stop();
     const disk = diskBytes(svc.dataDir);
-    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, ...sets, peakRss, hwm, disk, diskRunning, rawBytes: loaded.rawBytes };
+    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, ...sets, peakRss, hwm, disk, diskRunning, settleSeconds, rawBytes: loaded.rawBytes };
   } catch (err) {
     console.error(`docstore side failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; its output:\n` + svc.output.slice(-3000));
     throw err;

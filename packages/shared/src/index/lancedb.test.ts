@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -192,6 +192,38 @@ describe("LanceSearchIndex", () => {
     table.close();
     db.close();
     expect(await index.search({ query: "stork", collections: ["c"], filter: all, k: 50 })).toHaveLength(12);
+  });
+
+  it("removes the files of fragments its maintenance merged, without new writes", async () => {
+    const dir = tempDir();
+    const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });
+    await index.ping(); // the table is made as the index opens
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    const settled = async (fragments: number) => {
+      // Each fragment is one data file here (the table keeps no vectors added later).
+      let files = -1;
+      let count = -1;
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+        await table.checkoutLatest();
+        count = (await table.stats()).fragmentStats.numFragments;
+        files = readdirSync(path.join(dir, "chunks.lance", "data")).length;
+        if (count === fragments && files === fragments && (await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) break;
+      }
+      return { fragments: count, files };
+    };
+    // Two loads, the first folded into the indexes before the second: two indexed fragments, which
+    // the cleanup run after the second load's merges into one, with no write after it.
+    const load = async (n: number) => {
+      for (let i = 0; i < 4; i++) await index.indexDocuments([whole(doc(`d${n}-${i}`, `plover ${n} ${i}`))]);
+    };
+    await load(0);
+    expect(await settled(1)).toEqual({ fragments: 1, files: 1 });
+    await load(1);
+    expect(await settled(1)).toEqual({ fragments: 1, files: 1 });
+    table.close();
+    db.close();
+    expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(8);
   });
 
   it("moves to a new connection after enough versions, closing the old one only when what uses it ends", async () => {

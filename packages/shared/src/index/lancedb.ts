@@ -478,6 +478,13 @@ export class LanceSearchIndex implements SearchIndex {
     const wrote = this.#commits > 0;
     this.#commits = 0;
     this.#rows = 0;
+    // LanceDB keeps every file its latest version names, and a version that compacts names the
+    // fragments it replaced (observed: after the run that merged the two fragments a load of
+    // 200,000 rows left, their files, as large as the table, stayed until the next write). A run
+    // that follows no write of this instance (the cleanup timer's, mostly) first commits an empty
+    // delete, so that the version it removes the replaced files with is not the latest one.
+    if (!wrote) await this.#serial((table) => table.delete("false"));
+    const before = await this.#with((table) => table.version());
     const optimize = (table: Table) => table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
     let stats: OptimizeStats | undefined;
     // Beside the writes first; a replacement or delete that touched the fragments it compacts
@@ -489,8 +496,10 @@ export class LanceSearchIndex implements SearchIndex {
         if (attempt > 2 || !isCommitConflict(err)) throw err;
       }
     }
-    // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that removes it.
-    this.#cleanupAfter = wrote ? Date.now() + this.#options.keepVersionsMs : 0;
+    // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that
+    // removes it. A run that committed nothing leaves nothing to remove.
+    const committed = (await this.#with((table) => table.version())) > before;
+    this.#cleanupAfter = wrote || committed ? Date.now() + this.#options.keepVersionsMs : 0;
     // A run costs in proportion to the table: the next one waits for half as many rows again.
     this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await this.#with((table) => table.countRows())) / 2));
     return stats;
