@@ -478,11 +478,11 @@ export class LanceSearchIndex implements SearchIndex {
     const wrote = this.#commits > 0;
     this.#commits = 0;
     this.#rows = 0;
-    // LanceDB keeps every file its latest version names, and a version that compacts names the
-    // fragments it replaced (observed: after the run that merged the two fragments a load of
-    // 200,000 rows left, their files, as large as the table, stayed until the next write). A run
-    // that follows no write of this instance (the cleanup timer's, mostly) first commits an empty
-    // delete, so that the version it removes the replaced files with is not the latest one.
+    // While a compaction's version was the latest, LanceDB's cleanup kept the files it replaced
+    // (observed: the two fragments a load of 200,000 rows left, as large as the table, stayed
+    // after the run that merged them; its transaction file names them). A run that follows no
+    // write of this instance (the cleanup timer's, mostly) first commits an empty delete, so
+    // that the version it removes the replaced files with is not the latest one.
     if (!wrote) await this.#serial((table) => table.delete("false"));
     const before = await this.#with((table) => table.version());
     const optimize = (table: Table) => table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
