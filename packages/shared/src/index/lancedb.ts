@@ -478,12 +478,6 @@ export class LanceSearchIndex implements SearchIndex {
     const wrote = this.#commits > 0;
     this.#commits = 0;
     this.#rows = 0;
-    // While a compaction's version was the latest, LanceDB's cleanup kept the files it replaced
-    // (observed: the two fragments a load of 200,000 rows left, as large as the table, stayed
-    // after the run that merged them; its transaction file names them). A run that follows no
-    // write of this instance (the cleanup timer's, mostly) first commits an empty delete, so
-    // that the version it removes the replaced files with is not the latest one.
-    if (!wrote) await this.#serial((table) => table.delete("false"));
     const before = await this.#with((table) => table.version());
     const optimize = (table: Table) => table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
     let stats: OptimizeStats | undefined;
@@ -497,7 +491,9 @@ export class LanceSearchIndex implements SearchIndex {
       }
     }
     // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that
-    // removes it. A run that committed nothing leaves nothing to remove.
+    // removes it. That holds for a run after no write too: the one 10 s after a load's fold-in
+    // merges the load's fragments, and their files (as large as the table) stayed until the
+    // next write. A run that committed nothing leaves nothing to remove.
     const committed = (await this.#with((table) => table.version())) > before;
     this.#cleanupAfter = wrote || committed ? Date.now() + this.#options.keepVersionsMs : 0;
     // A run costs in proportion to the table: the next one waits for half as many rows again.
