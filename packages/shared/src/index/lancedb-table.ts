@@ -40,11 +40,13 @@ const INDEXES: [string, () => Index][] = [
 
 /**
  * `cacheBytes` bounds the connection's caches (LanceDB's defaults are 6 GB of index data and
- * 1 GB of file metadata): three quarters for index data, the rest for metadata.
+ * 1 GB of file metadata): three quarters for index data, the rest for metadata. The session goes
+ * in the options: LanceDB 0.39 ignores one given as connect()'s third argument, and the
+ * connection then caches without this bound.
  */
 export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
   const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
-  const db = await connect(dir, { readConsistencyInterval: 0 }, session);
+  const db = await connect(dir, { readConsistencyInterval: 0, session });
   const table = await openOrCreate(db, dimensions);
   await ensureIndexes(table);
   const vectorField = (await table.schema()).fields.find((f) => f.name === "vector");
@@ -63,7 +65,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
  * version), so a long-running process moves to a new one now and then (LanceSearchIndex).
  */
 export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
-  const db = await connect(opened.dir, { readConsistencyInterval: 0 }, opened.session);
+  const db = await connect(opened.dir, { readConsistencyInterval: 0, session: opened.session });
   try {
     return { ...opened, db, table: await db.openTable(TABLE_NAME) };
   } catch (err) {

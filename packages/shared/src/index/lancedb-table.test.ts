@@ -1,0 +1,69 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { LanceSearchIndex } from "./lancedb.ts";
+import { openChunkTable, reopenChunkTable, type OpenTable } from "./lancedb-table.ts";
+
+const dirs: string[] = [];
+const tables: OpenTable[] = [];
+afterEach(() => {
+  for (const t of tables.splice(0)) {
+    t.table.close();
+    t.db.close();
+  }
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A table of `n` indexed documents, written and maintained by an index instance that is then closed. */
+async function filledDir(n: number): Promise<string> {
+  const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-cache-"));
+  dirs.push(dir);
+  const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+  const docs = Array.from({ length: n }, (_, i) => {
+    const text = `gannet ${i} colony ${i % 7} shearwater ${i % 13}`;
+    return { doc: { collection: "c", docId: `d${i}`, version: 1, metadata: { status: i % 2 ? "open" : "closed" }, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] };
+  });
+  await index.indexDocuments(docs);
+  await index.maintain();
+  await index.close();
+  return dir;
+}
+
+async function searchOn(opened: OpenTable): Promise<number> {
+  return (await opened.table.query().fullTextSearch("gannet colony").where("m_status = 'open'").limit(10).toArray()).length;
+}
+
+describe("the chunk table's caches", () => {
+  // LanceDB 0.39 drops a Session given as connect()'s third argument: the connection then keeps
+  // a session of its own, with the 6 GB and 1 GB defaults, and the one made here stays empty.
+  it("are the session made with the configured bound, shared by a reopened connection", async () => {
+    const dir = await filledDir(300);
+    const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
+    tables.push(opened);
+    expect(await searchOn(opened)).toBe(10);
+    const cached = opened.session.approxNumItems();
+    expect(cached).toBeGreaterThan(0);
+    expect(Number(opened.session.sizeBytes())).toBeGreaterThan(0);
+    const reopened = await reopenChunkTable(opened);
+    tables.push(reopened);
+    expect(reopened.session).toBe(opened.session);
+    expect(await searchOn(reopened)).toBe(10);
+    expect(opened.session.approxNumItems()).toBeGreaterThanOrEqual(cached);
+  });
+
+  it("stay within the bound: the same searches cache more than it on a roomier session", async () => {
+    const dir = await filledDir(2_000);
+    const roomy = await openChunkTable(dir, null, 64 * 1024 * 1024);
+    tables.push(roomy);
+    const bound = 64 * 1024;
+    const small = await openChunkTable(dir, null, bound);
+    tables.push(small);
+    for (let i = 0; i < 5; i++) {
+      expect(await searchOn(roomy)).toBe(10);
+      expect(await searchOn(small)).toBe(10);
+    }
+    expect(Number(roomy.session.sizeBytes())).toBeGreaterThan(bound);
+    expect(Number(small.session.sizeBytes())).toBeLessThanOrEqual(bound);
+  });
+});
