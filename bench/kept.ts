@@ -26,9 +26,9 @@ const rate = (r: Rate) => `${fmt(r.qps, 1)} q/s, p50 ${fmt(r.p50, 1)} ms, p99 ${
 
 // In process: the service's table, the service's query terms, three sets of columns.
 const COLUMNS: [string, string[]][] = [
-  ["id, text", ["id", "text"]],
-  ["a hit's columns, its key read from id", ["id", "char_start", "char_end", "text", "cite", "metadata"]],
-  ["the same with collection, doc_id, chunk", ["id", "collection", "doc_id", "chunk", "char_start", "char_end", "text", "cite", "metadata"]],
+  ["text", ["text"]],
+  ["a hit's columns: hit, text", ["hit", "text"]],
+  ["the six columns hit packs, with text", ["id", "char_start", "char_end", "text", "cite", "metadata"]],
 ];
 const db = await connect(path.join(dataDir, "index"), { readConsistencyInterval: 0 });
 const table = await db.openTable("chunks");

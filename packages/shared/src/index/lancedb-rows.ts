@@ -13,6 +13,7 @@
 import { Bool, Field, FixedSizeList, Float32, Int32, Int64, Schema, Utf8 } from "apache-arrow";
 import type { ChunkInput, IndexedDocument } from "../ports.ts";
 import { DimensionMismatchError } from "../errors.ts";
+import type { Metadata } from "../domain/metadata.ts";
 import { metadataColumns, metadataFields } from "../filter/lancedb-columns.ts";
 
 export const TABLE_NAME = "chunks";
@@ -39,6 +40,9 @@ export function tableSchema(dimensions: number | null): Schema {
     field("text", new Utf8()),
     field("cite", new Utf8(), true),
     field("doc_rest", new Utf8(), true),
+    // What a search hit needs, in one column (see hitJson): each column a query returns is one
+    // more read of every hit's row.
+    field(HIT_COLUMN, new Utf8()),
     ...metadataFields(),
     ...(dimensions === null ? [] : [field("vector", vectorType(dimensions), true)]),
   ]);
@@ -60,6 +64,27 @@ export function writeSchema(stored: { fields: readonly { name: string }[] }, dim
   );
 }
 
+export const HIT_COLUMN = "hit";
+
+/**
+ * A row's `hit`: `[id, char_start, char_end, cite, metadata]` as JSON, from the row's own
+ * columns (id, cite and metadata are JSON already). hitSql makes the same from a row's columns
+ * (for tables made before the column was), or with new metadata (a metadata update).
+ */
+export function hitJson(id: string, start: number, end: number, cite: string | null, metadata: string): string {
+  return `[${id},${start},${end},${cite ?? "null"},${metadata}]`;
+}
+
+export function hitSql(metadataSql = "metadata"): string {
+  return `concat('[', id, ',', CAST(char_start AS VARCHAR), ',', CAST(char_end AS VARCHAR), ',', coalesce(cite, 'null'), ',', ${metadataSql}, ']')`;
+}
+
+/** A hit's parts, read from its `hit`. */
+export function parseHit(hit: string): { key: { collection: string; docId: string; chunk: number }; start: number; end: number; cite: Record<string, unknown> | null; metadata: Metadata } {
+  const [[collection, docId, chunk], start, end, cite, metadata] = JSON.parse(hit) as [[string, string, number], number, number, Record<string, unknown> | null, Metadata];
+  return { key: { collection, docId, chunk }, start, end, cite, metadata };
+}
+
 /** Deterministic and unambiguous: a new version's chunk i replaces the old chunk i in place. */
 export function chunkId(collection: string, docId: string, index: number): string {
   return JSON.stringify([collection, docId, index]);
@@ -68,12 +93,6 @@ export function chunkId(collection: string, docId: string, index: number): strin
 /** A document's key, as a Map or Set key. */
 export function docKey(collection: string, docId: string): string {
   return JSON.stringify([collection, docId]);
-}
-
-/** The collection, document and chunk index a chunkId names. */
-export function chunkKey(id: string): { collection: string; docId: string; chunk: number } {
-  const [collection, docId, chunk] = JSON.parse(id) as [string, string, number];
-  return { collection, docId, chunk };
 }
 
 /** Vectors of another length than the index holds (or any vector, when it keeps none). */
@@ -90,8 +109,11 @@ export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[]
   const meta = metadataColumns(doc.metadata);
   const sorted = [...chunks].sort((a, b) => a.index - b.index);
   const parts = sorted.length > 0 ? sorted : [{ index: -1, text: "", start: 0, end: 0 }];
-  return parts.map((c: ChunkInput, i) => ({
-    id: chunkId(doc.collection, doc.docId, c.index),
+  return parts.map((c: ChunkInput, i) => {
+    const id = chunkId(doc.collection, doc.docId, c.index);
+    const cite = c.citation && Object.keys(c.citation).length > 0 ? JSON.stringify(c.citation) : null;
+    return {
+    id,
     collection: doc.collection,
     doc_id: doc.docId,
     version: BigInt(doc.version),
@@ -102,11 +124,13 @@ export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[]
     char_start: c.start,
     char_end: c.end,
     text: c.text,
-    cite: c.citation && Object.keys(c.citation).length > 0 ? JSON.stringify(c.citation) : null,
+    cite,
     doc_rest: i === 0 ? restOf(doc.text, sorted) : null,
+    hit: hitJson(id, c.start, c.end, cite, meta.metadata as string),
     ...meta,
     ...(dimensions === null ? {} : { vector: c.vector ?? null }),
-  }));
+  };
+  });
 }
 
 interface Piece {

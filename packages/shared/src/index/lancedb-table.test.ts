@@ -2,7 +2,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { connect } from "@lancedb/lancedb";
+import { Schema } from "apache-arrow";
+import { parseFilter } from "../filter/parse.ts";
+import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
+import { rowsTable } from "./lancedb-arrow.ts";
+import { HIT_COLUMN, TABLE_NAME, documentRows, hitJson, parseHit, tableSchema } from "./lancedb-rows.ts";
 import { openChunkTable, reopenChunkTable, type OpenTable } from "./lancedb-table.ts";
 
 const dirs: string[] = [];
@@ -65,5 +71,49 @@ describe("the chunk table's caches", () => {
     }
     expect(Number(roomy.session.sizeBytes())).toBeGreaterThan(bound);
     expect(Number(small.session.sizeBytes())).toBeLessThanOrEqual(bound);
+  });
+});
+
+describe("a table made before the hit column", () => {
+  it("gets it on opening, made from each row's columns, and its documents are found as before", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-hit-"));
+    dirs.push(dir);
+    const doc = (docId: string, text: string, metadata: IndexedDocument["metadata"]): IndexedDocument => ({ collection: "c", docId, version: 1, metadata, text });
+    const older = new Schema(tableSchema(null).fields.filter((f) => f.name !== HIT_COLUMN));
+    const rows = [
+      ...documentRows(doc("a", "petrel colony. petrel gannet", { status: "open", priority: 2, note: 'a "quoted" \\ value' }), [
+        { index: 0, text: "petrel colony.", start: 0, end: 14, citation: { page: 3 } },
+        { index: 1, text: "petrel gannet", start: 15, end: 28 },
+      ], null, "w"),
+      ...documentRows(doc("b", "no petrel here", { status: "closed", tags: ["x", "y"] }), [{ index: 0, text: "no petrel here", start: 0, end: 14 }], null, "w"),
+    ].map(({ hit: _, ...row }) => row);
+    const db = await connect(dir);
+    const table = await db.createEmptyTable(TABLE_NAME, older);
+    await table.add(rowsTable(rows, older));
+    table.close();
+    db.close();
+
+    const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
+    tables.push(opened);
+    const stored = (await opened.table.query().select(["id", "char_start", "char_end", "cite", "metadata", HIT_COLUMN]).toArray()) as { id: string; char_start: number; char_end: number; cite: string | null; metadata: string; hit: string }[];
+    expect(stored).toHaveLength(3);
+    for (const r of stored) expect(parseHit(r.hit)).toEqual(parseHit(hitJson(r.id, r.char_start, r.char_end, r.cite, r.metadata)));
+
+    const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+    try {
+      const hits = await index.search({ query: "petrel", collections: ["c"], filter: parseFilter(""), k: 10 });
+      expect(hits.map((h) => [h.docId, h.chunkIndex, h.start, h.end, h.text]).sort()).toEqual([
+        ["a", 0, 0, 14, "petrel colony."],
+        ["a", 1, 15, 28, "petrel gannet"],
+        ["b", 0, 0, 14, "no petrel here"],
+      ]);
+      const first = hits.find((h) => h.docId === "a" && h.chunkIndex === 0)!;
+      expect(first.citation).toEqual({ page: 3 });
+      expect(first.metadata).toEqual({ status: "open", priority: 2, note: 'a "quoted" \\ value' });
+      expect(hits.find((h) => h.docId === "b")!.metadata).toEqual({ status: "closed", tags: ["x", "y"] });
+      expect(hits.find((h) => h.docId === "a" && h.chunkIndex === 1)!.citation).toBeUndefined();
+    } finally {
+      await index.close();
+    }
   });
 });

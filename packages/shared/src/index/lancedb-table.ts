@@ -6,7 +6,7 @@
 import { connect, Index, Session, type Connection, type Table } from "@lancedb/lancedb";
 import { setTimeout } from "node:timers/promises";
 import { FixedSizeList } from "apache-arrow";
-import { TABLE_NAME, tableSchema } from "./lancedb-rows.ts";
+import { HIT_COLUMN, TABLE_NAME, hitSql, tableSchema } from "./lancedb-rows.ts";
 
 export interface OpenTable {
   db: Connection;
@@ -48,6 +48,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
   const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
   const db = await connect(dir, { readConsistencyInterval: 0, session });
   const table = await openOrCreate(db, dimensions);
+  await ensureHitColumn(table);
   await ensureIndexes(table);
   const vectorField = (await table.schema()).fields.find((f) => f.name === "vector");
   let vectorSize = vectorField ? (vectorField.type as FixedSizeList).listSize : null;
@@ -87,6 +88,25 @@ async function openOrCreate(db: Connection, dimensions: number | null): Promise<
       // and cannot be opened until then (seen with two instances starting at once).
       if (attempt >= 40) throw err;
       await setTimeout(50);
+    }
+  }
+}
+
+/**
+ * A table made before the `hit` column gets it, made from each row's columns (one pass over the
+ * table, once). Another process doing the same at that moment makes this one's attempt fail:
+ * it looks again.
+ */
+async function ensureHitColumn(table: Table): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    await table.checkoutLatest();
+    if ((await table.schema()).fields.some((f) => f.name === HIT_COLUMN)) return;
+    try {
+      await table.addColumns([{ name: HIT_COLUMN, valueSql: hitSql() }]);
+      return;
+    } catch (err) {
+      if (attempt >= 20) throw err;
+      await setTimeout(25 * attempt);
     }
   }
 }

@@ -7,7 +7,7 @@ import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocume
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
-import { chunkId, docKey, documentRows, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
+import { HIT_COLUMN, chunkId, docKey, documentRows, hitSql, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
@@ -415,7 +415,8 @@ export class LanceSearchIndex implements SearchIndex {
       if (version === undefined || rows.some((r) => r.version !== version || r.sha256 !== doc.sha256) || Number(version) > doc.version) return null;
       // One update of every row of that version: atomic, and a no-op if the version changed.
       const values = Object.fromEntries(Object.entries(metadataColumns(doc.metadata)).map(([column, v]) => [column, sqlValue(v)]));
-      const { rowsUpdated } = await table.update({ where: `${scope} AND version = ${version}`, valuesSql: { ...values, version: String(doc.version) } });
+      const valuesSql = { ...values, [HIT_COLUMN]: hitSql(values.metadata), version: String(doc.version) };
+      const { rowsUpdated } = await table.update({ where: `${scope} AND version = ${version}`, valuesSql });
       this.#committed();
       return rowsUpdated === rows.length ? rows.filter((r) => r.chunk >= 0).length : null;
     });
