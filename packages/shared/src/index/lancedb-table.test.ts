@@ -75,7 +75,7 @@ describe("the chunk table's caches", () => {
 });
 
 describe("a table made before the hit column", () => {
-  it("gets it on opening, made from each row's columns, and its documents are found as before", async () => {
+  it("gets it on opening, made from each row's columns: its documents are found as before, and new writes go in", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-hit-"));
     dirs.push(dir);
     const doc = (docId: string, text: string, metadata: IndexedDocument["metadata"]): IndexedDocument => ({ collection: "c", docId, version: 1, metadata, text });
@@ -112,6 +112,18 @@ describe("a table made before the hit column", () => {
       expect(first.metadata).toEqual({ status: "open", priority: 2, note: 'a "quoted" \\ value' });
       expect(hits.find((h) => h.docId === "b")!.metadata).toEqual({ status: "closed", tags: ["x", "y"] });
       expect(hits.find((h) => h.docId === "a" && h.chunkIndex === 1)!.citation).toBeUndefined();
+      // Written to after: a new document, a new version of one, maintenance.
+      const text = "petrel shearwater";
+      await index.indexDocuments([
+        { doc: doc("c", text, { status: "open" }), chunks: [{ index: 0, text, start: 0, end: text.length }] },
+        { doc: { ...doc("b", text, { status: "open", priority: 1 }), version: 2 }, chunks: [{ index: 0, text, start: 0, end: text.length, citation: { page: 9 } }] },
+      ]);
+      await index.maintain();
+      const after = await index.search({ query: "shearwater", collections: ["c"], filter: parseFilter("status=open"), k: 10 });
+      expect(after.map((h) => [h.docId, h.metadata, h.citation]).sort()).toEqual([
+        ["b", { status: "open", priority: 1 }, { page: 9 }],
+        ["c", { status: "open" }, undefined],
+      ]);
     } finally {
       await index.close();
     }
