@@ -43,7 +43,7 @@ async function searchOn(opened: OpenTable): Promise<number> {
 describe("the chunk table's caches", () => {
   // LanceDB 0.39 drops a Session given as connect()'s third argument: the connection then keeps
   // a session of its own, with the 6 GB and 1 GB defaults, and the one made here stays empty.
-  it("are the session made with the configured bound, shared by a reopened connection", async () => {
+  it("are the session made with the configured bound; a reopened connection has one of its own", async () => {
     const dir = await filledDir(300);
     const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
     tables.push(opened);
@@ -53,9 +53,10 @@ describe("the chunk table's caches", () => {
     expect(Number(opened.session.sizeBytes())).toBeGreaterThan(0);
     const reopened = await reopenChunkTable(opened);
     tables.push(reopened);
-    expect(reopened.session).toBe(opened.session);
+    expect(reopened.session).not.toBe(opened.session);
+    expect(reopened.cacheBytes).toBe(opened.cacheBytes);
     expect(await searchOn(reopened)).toBe(10);
-    expect(opened.session.approxNumItems()).toBeGreaterThanOrEqual(cached);
+    expect(reopened.session.approxNumItems()).toBeGreaterThan(0);
   });
 
   it("stay within the bound: the same searches cache more than it on a roomier session", async () => {

@@ -13,8 +13,9 @@ export interface OpenTable {
   table: Table;
   /** Length of the stored vectors, or null when the table keeps none. */
   vectorSize: number | null;
-  /** The caches, shared with the connections that reopen the table (reopenChunkTable). */
+  /** This connection's caches, bounded to `cacheBytes`. */
   session: Session;
+  cacheBytes: number;
   dir: string;
 }
 
@@ -39,14 +40,18 @@ const INDEXES: [string, () => Index][] = [
 ];
 
 /**
- * `cacheBytes` bounds the connection's caches (LanceDB's defaults are 6 GB of index data and
+ * A connection whose caches `cacheBytes` bounds (LanceDB's defaults are 6 GB of index data and
  * 1 GB of file metadata): three quarters for index data, the rest for metadata. The session goes
  * in the options: LanceDB 0.39 ignores one given as connect()'s third argument, and the
  * connection then caches without this bound.
  */
-export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
+async function boundedConnection(dir: string, cacheBytes: number): Promise<{ db: Connection; session: Session }> {
   const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
-  const db = await connect(dir, { readConsistencyInterval: 0, session });
+  return { db: await connect(dir, { readConsistencyInterval: 0, session }), session };
+}
+
+export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
+  const { db, session } = await boundedConnection(dir, cacheBytes);
   const table = await openOrCreate(db, dimensions);
   await ensureHitColumn(table);
   await ensureIndexes(table);
@@ -57,18 +62,21 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
     await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
     vectorSize = dimensions;
   }
-  return { db, table, vectorSize, session, dir };
+  return { db, table, vectorSize, session, cacheBytes, dir };
 }
 
 /**
- * The same table on a new connection sharing `opened`'s caches. LanceDB keeps memory for every
- * table version a connection has seen until the connection is closed (0.39: about 0.1 MiB a
- * version), so a long-running process moves to a new one now and then (LanceSearchIndex).
+ * The same table on a new connection, with caches of its own under the same bound. LanceDB
+ * keeps memory for every table version a connection has seen until the connection is closed
+ * (0.39: about 0.1 MiB a version), so a long-running process moves to a new one now and then
+ * (LanceSearchIndex); what the old connection cached goes with it. Caches shared with the new
+ * connection would hold stale index data up to the bound for good: in the soak, the API's
+ * memory then did not come back down after the load.
  */
 export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
-  const db = await connect(opened.dir, { readConsistencyInterval: 0, session: opened.session });
+  const { db, session } = await boundedConnection(opened.dir, opened.cacheBytes);
   try {
-    return { ...opened, db, table: await db.openTable(TABLE_NAME) };
+    return { ...opened, db, session, table: await db.openTable(TABLE_NAME) };
   } catch (err) {
     db.close();
     throw err;
