@@ -13,10 +13,11 @@ export interface OpenTable {
   table: Table;
   /** Length of the stored vectors, or null when the table keeps none. */
   vectorSize: number | null;
-  /** This connection's caches, bounded to `cacheBytes`. */
-  session: Session;
+  /** The bound of each connection's caches. */
   cacheBytes: number;
   dir: string;
+  /** Given each connection's session as it is made (see openChunkTable). */
+  watch?: (session: Session) => void;
 }
 
 /** The full-text index's name: LanceDB names an index after its column. */
@@ -43,15 +44,23 @@ const INDEXES: [string, () => Index][] = [
  * A connection whose caches `cacheBytes` bounds (LanceDB's defaults are 6 GB of index data and
  * 1 GB of file metadata): three quarters for index data, the rest for metadata. The session goes
  * in the options: LanceDB 0.39 ignores one given as connect()'s third argument, and the
- * connection then caches without this bound.
+ * connection then caches without this bound. The JavaScript session is not kept: it holds the
+ * caches too, and, once it has lived long, only a full garbage collection would free them after
+ * the connection is closed (V8 does not count them, so nothing hurries that collection).
  */
-async function boundedConnection(dir: string, cacheBytes: number): Promise<{ db: Connection; session: Session }> {
+async function boundedConnection(dir: string, cacheBytes: number, watch: OpenTable["watch"]): Promise<Connection> {
   const session = new Session(BigInt(Math.floor(cacheBytes * 0.75)), BigInt(Math.floor(cacheBytes * 0.25)));
-  return { db: await connect(dir, { readConsistencyInterval: 0, session }), session };
+  watch?.(session);
+  return connect(dir, { readConsistencyInterval: 0, session });
 }
 
-export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number): Promise<OpenTable> {
-  const { db, session } = await boundedConnection(dir, cacheBytes);
+/**
+ * Opens (or makes) the chunk table on a connection whose caches `cacheBytes` bounds. `watch`, if
+ * given, gets each connection's session, this one's and every reopened one's: a test reads the
+ * caches' size through it, and holding it holds them.
+ */
+export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number, watch?: OpenTable["watch"]): Promise<OpenTable> {
+  const db = await boundedConnection(dir, cacheBytes, watch);
   const table = await openOrCreate(db, dimensions);
   await ensureHitColumn(table);
   await ensureIndexes(table);
@@ -62,7 +71,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
     await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
     vectorSize = dimensions;
   }
-  return { db, table, vectorSize, session, cacheBytes, dir };
+  return { db, table, vectorSize, cacheBytes, dir, watch };
 }
 
 /**
@@ -74,9 +83,9 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
  * memory then did not come back down after the load.
  */
 export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
-  const { db, session } = await boundedConnection(opened.dir, opened.cacheBytes);
+  const db = await boundedConnection(opened.dir, opened.cacheBytes, opened.watch);
   try {
-    return { ...opened, db, session, table: await db.openTable(TABLE_NAME) };
+    return { ...opened, db, table: await db.openTable(TABLE_NAME) };
   } catch (err) {
     db.close();
     throw err;
