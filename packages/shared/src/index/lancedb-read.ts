@@ -34,14 +34,10 @@ interface HitRow {
   _distance?: number;
 }
 
-type ChunkRow = ReturnType<typeof parseHit> & { id: string; text: string; _score?: number; _distance?: number };
+type ChunkRow = ReturnType<typeof parseHit> & { text: string; _score?: number; _distance?: number };
 
-/** Plain objects (each field of an Arrow row is decoded again whenever it is read), keyed by their ids. */
-const chunkRows = (rows: HitRow[]): ChunkRow[] =>
-  rows.map((r) => {
-    const hit = parseHit(r.hit);
-    return { ...hit, id: chunkId(hit.key.collection, hit.key.docId, hit.key.chunk), text: r.text, _score: r._score, _distance: r._distance };
-  });
+/** Plain objects: each field of an Arrow row is decoded again whenever it is read. */
+const chunkRows = (rows: HitRow[]): ChunkRow[] => rows.map((r) => ({ ...parseHit(r.hit), text: r.text, _score: r._score, _distance: r._distance }));
 
 type DocKey = { collection: string; docId: string };
 
@@ -111,7 +107,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
     }
   }
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
-  return reciprocalRankFusion(kept, (row) => row.id, RRF_K, weights).slice(0, k).map(({ item, score }) => hitOf(item, score));
+  return reciprocalRankFusion(kept, ({ key }) => chunkId(key.collection, key.docId, key.chunk), RRF_K, weights).slice(0, k).map(({ item, score }) => hitOf(item, score));
 }
 
 function hitOf(row: ChunkRow, score: number): SearchHit {

@@ -113,23 +113,23 @@ export function documentRows(doc: IndexedDocument, chunks: readonly ChunkInput[]
     const id = chunkId(doc.collection, doc.docId, c.index);
     const cite = c.citation && Object.keys(c.citation).length > 0 ? JSON.stringify(c.citation) : null;
     return {
-    id,
-    collection: doc.collection,
-    doc_id: doc.docId,
-    version: BigInt(doc.version),
-    sha256: doc.sha256 ?? null,
-    writer,
-    chunk: c.index,
-    head: i === 0,
-    char_start: c.start,
-    char_end: c.end,
-    text: c.text,
-    cite,
-    doc_rest: i === 0 ? restOf(doc.text, sorted) : null,
-    hit: hitJson(id, c.start, c.end, cite, meta.metadata as string),
-    ...meta,
-    ...(dimensions === null ? {} : { vector: c.vector ?? null }),
-  };
+      id,
+      collection: doc.collection,
+      doc_id: doc.docId,
+      version: BigInt(doc.version),
+      sha256: doc.sha256 ?? null,
+      writer,
+      chunk: c.index,
+      head: i === 0,
+      char_start: c.start,
+      char_end: c.end,
+      text: c.text,
+      cite,
+      doc_rest: i === 0 ? restOf(doc.text, sorted) : null,
+      [HIT_COLUMN]: hitJson(id, c.start, c.end, cite, meta.metadata as string),
+      ...meta,
+      ...(dimensions === null ? {} : { vector: c.vector ?? null }),
+    };
   });
 }
 

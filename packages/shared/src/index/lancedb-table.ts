@@ -110,16 +110,15 @@ async function openOrCreate(db: Connection, dimensions: number | null): Promise<
 }
 
 /**
- * A table made before the `hit` column gets it, made from each row's columns (one pass over the
- * table, once). Another process doing the same at that moment makes this one's attempt fail:
- * it looks again.
+ * Makes what `present` finds missing on the latest version, once. Another process making the
+ * same thing, or committing beside it, makes this one's attempt fail: it looks again.
  */
-async function ensureHitColumn(table: Table): Promise<void> {
+async function ensure(table: Table, present: () => Promise<boolean>, make: () => Promise<unknown>): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     await table.checkoutLatest();
-    if ((await table.schema()).fields.some((f) => f.name === HIT_COLUMN)) return;
+    if (await present()) return;
     try {
-      await table.addColumns([{ name: HIT_COLUMN, valueSql: hitSql() }]);
+      await make();
       return;
     } catch (err) {
       if (attempt >= 20) throw err;
@@ -128,19 +127,21 @@ async function ensureHitColumn(table: Table): Promise<void> {
   }
 }
 
+/** A table made before the `hit` column gets it, made from each row's columns (one pass over the table, once). */
+async function ensureHitColumn(table: Table): Promise<void> {
+  await ensure(
+    table,
+    async () => (await table.schema()).fields.some((f) => f.name === HIT_COLUMN),
+    () => table.addColumns([{ name: HIT_COLUMN, valueSql: hitSql() }]),
+  );
+}
+
 async function ensureIndexes(table: Table): Promise<void> {
   for (const [column, config] of INDEXES) {
-    for (let attempt = 1; ; attempt++) {
-      await table.checkoutLatest();
-      if ((await table.listIndices()).some((i) => i.columns.includes(column))) break;
-      try {
-        await table.createIndex(column, { config: config(), replace: false });
-        break;
-      } catch (err) {
-        // Another process may be making the same index, or committing beside it: look again.
-        if (attempt >= 20) throw err;
-        await setTimeout(25 * attempt);
-      }
-    }
+    await ensure(
+      table,
+      async () => (await table.listIndices()).some((i) => i.columns.includes(column)),
+      () => table.createIndex(column, { config: config(), replace: false }),
+    );
   }
 }
