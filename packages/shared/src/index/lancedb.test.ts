@@ -152,6 +152,43 @@ describe("LanceSearchIndex", () => {
     }
   });
 
+  it("finds a replaced, refreshed or deleted document only as it is now, before and after maintenance, twice over", async () => {
+    const dir = tempDir();
+    const index = make({ dir, keepVersionsMs: 0 });
+    const put = (id: string, text: string, version: number, status: string) => ({ doc: { ...doc(id, text, version), metadata: { status, priority: version }, sha256: `${id}-${version}` }, chunks: [{ index: 0, text, start: 0, end: text.length }] });
+    const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `d${String(from + i).padStart(2, "0")}`);
+    await index.indexDocuments(ids(0, 40).map((id) => put(id, `heron ${id}`, 1, "open")));
+    await index.maintain();
+    const check = async (expected: Record<string, string[]>) => {
+      for (const [query, docs] of Object.entries(expected)) {
+        const [words, filterText] = query.split(" | ");
+        const filter = parseFilter(filterText ?? "");
+        const found = words ? (await index.search({ query: words, collections: ["c"], filter, k: 100 })).map((h) => h.docId) : (await index.findDocuments({ collections: ["c"], filter, limit: 100, offset: 0 })).map((d) => d.docId);
+        expect(found.sort(), query).toEqual(docs);
+      }
+    };
+    for (const round of [1, 2]) {
+      const v = round + 1;
+      // d00-d09 get new metadata (the same text), d10-d19 a new text and metadata, d20-d24 go.
+      for (const id of ids(0, 10)) expect(await index.refreshDocument({ ...put(id, "", v, "closed").doc, sha256: `${id}-1` })).toBe(1);
+      await index.indexDocuments(ids(10, 20).map((id) => put(id, `egret${round} ${id}`, v, "closed")));
+      for (const id of ids(20, 25)) await index.deleteDocument("c", id);
+      const expected = {
+        "heron": [...ids(0, 10), ...ids(25, 40)],
+        [`egret${round}`]: ids(10, 20),
+        "heron | status=closed": ids(0, 10),
+        [`heron | priority=${v}`]: ids(0, 10),
+        " | status=open": ids(25, 40),
+        [` | status=closed^priority=${v}`]: ids(0, 20),
+        " | status=open^priority=1": ids(25, 40),
+        ...(round === 2 ? { egret1: [] } : {}),
+      };
+      await check(expected);
+      await index.maintain();
+      await check(expected);
+    }
+  });
+
   it("folds in what writes left once they pause, without waiting for the timer's next tick", async () => {
     const dir = tempDir();
     // The timer would look in a minute; writes pause for min(1 s, a minute / 2) = 1 s.
