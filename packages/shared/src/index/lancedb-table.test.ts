@@ -77,6 +77,36 @@ describe("the chunk table's caches", () => {
   });
 });
 
+describe("a new chunk table", () => {
+  it("keeps each row's id when maintenance compacts its fragments", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-rowid-"));
+    dirs.push(dir);
+    const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+    const rowIds = async () => {
+      const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
+      tables.push(opened);
+      const rows = (await opened.table.query().withRowId().select(["id"]).toArray()) as { id: string; _rowid: bigint }[];
+      return { ids: new Map(rows.map((r) => [r.id, r._rowid])), fragments: (await opened.table.stats()).fragmentStats.numFragments };
+    };
+    try {
+      for (let batch = 0; batch < 3; batch++) {
+        await index.indexDocuments(Array.from({ length: 5 }, (_, i) => {
+          const text = `gannet ${batch} ${i}`;
+          return { doc: { collection: "c", docId: `d${batch}-${i}`, version: 1, metadata: {}, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] };
+        }));
+      }
+      const before = await rowIds();
+      expect(before.fragments).toBe(3);
+      await index.maintain();
+      const after = await rowIds();
+      expect(after.fragments).toBe(1);
+      expect(after.ids).toEqual(before.ids);
+    } finally {
+      await index.close();
+    }
+  });
+});
+
 describe("a table made before the hit column", () => {
   it("gets it on opening, made from each row's columns: its documents are found as before, and new writes go in", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-hit-"));
