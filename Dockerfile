@@ -40,7 +40,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/app/data \
-    MALLOC_ARENA_MAX=2
+    MALLOC_ARENA_MAX=2 \
+    MALLOC_MMAP_THRESHOLD_=4194304
 WORKDIR /app
 
 # Dependencies (root node_modules holds pnpm's virtual store; each package's node_modules

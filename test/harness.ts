@@ -244,8 +244,8 @@ async function start(opts: StartOptions, dataDir: string, resources: (() => Prom
     modeEnv = { ...modeEnv, INDEX: "qdrant", QDRANT_URL: url, QDRANT_COLLECTION: collection };
   }
   // The run's temporary folder (test/global-setup.ts), for what the service's libraries put there.
-  // MALLOC_ARENA_MAX as scripts/run.sh and the image set it, so tests and benches run the service as users do.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", MALLOC_ARENA_MAX: "2", ...modeEnv, ...opts.env };
+  // glibc's malloc settings as scripts/run.sh and the image set them, so tests and benches run the service as users do.
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "4194304", ...modeEnv, ...opts.env };
   const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);
   const token = match[2] ?? env.API_TOKENS?.split(",")[0]?.split(":")[0] ?? "";
   const service = new Service(match[1]!, token, dataDir, proc, env);
