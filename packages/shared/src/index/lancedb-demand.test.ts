@@ -30,6 +30,19 @@ describe("SearchDemand", () => {
     expect(searcher.recent()).toBe(false);
   });
 
+  it("tells whether searches, here or in another instance, paused for a while", async () => {
+    const dir = folder();
+    const searcher = new SearchDemand(dir, 60_000);
+    const writer = new SearchDemand(dir, 60_000);
+    expect(writer.quietFor(500)).toBe(true); // never searched
+    searcher.note();
+    expect(searcher.quietFor(500)).toBe(false);
+    await sleep(1_100); // the writer's reading is kept for a second
+    expect(writer.quietFor(2_000)).toBe(false);
+    expect(writer.quietFor(500)).toBe(true);
+    expect(searcher.quietFor(500)).toBe(true);
+  });
+
   it("counts nothing in a folder that does not exist, and never throws there", async () => {
     const demand = new SearchDemand(path.join(folder(), "missing"), 60_000);
     demand.note();

@@ -13,7 +13,8 @@ const SEARCHED_FILE = "searched-at";
  * Why writers ask. A maintenance run compacts the whole table (LanceDB merges every fragment
  * under a million rows), so runs during a load cost in proportion to the table each time. They
  * keep the rows outside the full-text index few, which only searches need: while nobody searches,
- * a load goes on with fewer of them (see LanceIndexOptions.maintainAfterSearchMs).
+ * a load goes on with fewer of them (see LanceIndexOptions.maintainAfterSearchMs). And a run with
+ * nothing new to fold in waits for a pause in the searches (LanceIndexOptions.tidyWhenQuietMs).
  */
 export class SearchDemand {
   readonly #file: string;
@@ -37,12 +38,20 @@ export class SearchDemand {
     writeFile(this.#file, "").catch(() => {});
   }
 
-  /** Whether a search ran within the last `recentMs`. */
+  /** Whether a search ran within the last `recentMs` (the file read at most once a second). */
   recent(): boolean {
-    if (this.#recentMs === Infinity) return true;
+    return this.#recentMs === Infinity || Date.now() - this.#searchedAt(1_000) < this.#recentMs;
+  }
+
+  /** Whether no search ran within the last `ms` (the file read again: a writer asks this on its timer only). */
+  quietFor(ms: number): boolean {
+    return Date.now() - this.#searchedAt(0) >= ms;
+  }
+
+  /** When the last search was noted, here or in the file, from a reading of the file at most `maxAgeMs` old. */
+  #searchedAt(maxAgeMs: number): number {
     const now = Date.now();
-    if (now - this.#noted < this.#recentMs) return true;
-    if (now - this.#seen.at >= 1_000) {
+    if (now - this.#seen.at >= maxAgeMs) {
       let searchedAt = -Infinity;
       try {
         searchedAt = statSync(this.#file).mtimeMs;
@@ -51,6 +60,6 @@ export class SearchDemand {
       }
       this.#seen = { at: now, searchedAt };
     }
-    return now - this.#seen.searchedAt < this.#recentMs;
+    return Math.max(this.#noted, this.#seen.searchedAt);
   }
 }

@@ -231,36 +231,85 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "stork", collections: ["c"], filter: all, k: 50 })).toHaveLength(12);
   });
 
+  /** The table's fragments and data files once they are `fragments` (each one file here: no vectors were added later), all indexed; or as they are after 10 s. */
+  async function settledFragments(table: Table, dir: string, fragments: number) {
+    let files = -1;
+    let count = -1;
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+      await table.checkoutLatest();
+      count = (await table.stats()).fragmentStats.numFragments;
+      files = readdirSync(path.join(dir, "chunks.lance", "data")).length;
+      if (count === fragments && files === fragments && (await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) break;
+    }
+    return { fragments: count, files };
+  }
+
+  /** A small load of `n`: four one-document commits. */
+  const load = async (index: LanceSearchIndex, n: number) => {
+    for (let i = 0; i < 4; i++) await index.indexDocuments([whole(doc(`d${n}-${i}`, `plover ${n} ${i}`))]);
+  };
+
   it("removes the files of fragments its maintenance merged, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });
     await index.ping(); // the table is made as the index opens
     const db = await connect(dir);
     const table = await db.openTable("chunks");
-    const settled = async (fragments: number) => {
-      // Each fragment is one data file here (the table keeps no vectors added later).
-      let files = -1;
-      let count = -1;
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-        await table.checkoutLatest();
-        count = (await table.stats()).fragmentStats.numFragments;
-        files = readdirSync(path.join(dir, "chunks.lance", "data")).length;
-        if (count === fragments && files === fragments && (await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) break;
-      }
-      return { fragments: count, files };
-    };
     // Two loads, the first folded into the indexes before the second: two indexed fragments, which
     // the cleanup run after the second load's merges into one, with no write after it.
-    const load = async (n: number) => {
-      for (let i = 0; i < 4; i++) await index.indexDocuments([whole(doc(`d${n}-${i}`, `plover ${n} ${i}`))]);
-    };
-    await load(0);
-    expect(await settled(1)).toEqual({ fragments: 1, files: 1 });
-    await load(1);
-    expect(await settled(1)).toEqual({ fragments: 1, files: 1 });
+    await load(index, 0);
+    expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
+    await load(index, 1);
+    expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
     table.close();
     db.close();
     expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(8);
+  });
+
+  it("tidies (merges what a run left, removes what it replaced) once searches pause, or after tidyWithinMs", async () => {
+    for (const tidyWithinMs of [60_000, 1_000]) {
+      const dir = tempDir();
+      const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100, tidyWhenQuietMs: 1_500, tidyWithinMs });
+      const searcher = make({ dir }); // another instance on the folder, as the API beside the worker
+      await index.ping();
+      const db = await connect(dir);
+      const table = await db.openTable("chunks");
+      await load(index, 0);
+      expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
+      let searching = true;
+      const searches = (async () => {
+        while (searching) {
+          await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 });
+          await new Promise((r) => setTimeout(r, 200));
+        }
+      })();
+      // The second load is folded in as writes pause, leaving two indexed fragments; merging them waits.
+      await load(index, 1);
+      let folded = -1;
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && folded !== 2; await new Promise((r) => setTimeout(r, 100))) {
+        await table.checkoutLatest();
+        if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) folded = (await table.stats()).fragmentStats.numFragments;
+      }
+      const during: number[] = [];
+      for (let i = 0; i < 15; i++) {
+        await new Promise((r) => setTimeout(r, 200));
+        await table.checkoutLatest();
+        during.push((await table.stats()).fragmentStats.numFragments);
+      }
+      searching = false;
+      await searches;
+      if (tidyWithinMs === 60_000) {
+        expect(folded).toBe(2);
+        expect(new Set(during)).toEqual(new Set([2]));
+      } else {
+        // Searches went on, but the bound passed: merged while they ran.
+        expect(during.at(-1)).toBe(1);
+      }
+      expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
+      table.close();
+      db.close();
+      expect(await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(8);
+    }
   });
 
   it("moves to a new connection after enough versions, closing the old one only when what uses it ends", async () => {

@@ -45,6 +45,15 @@ export interface LanceIndexOptions {
   /** How long replaced table versions stay readable for queries still on them (default 10 s). */
   keepVersionsMs?: number;
   /**
+   * A run with nothing new to fold in (it removes what the last run replaced, once keepVersionsMs
+   * has passed, and merges the fragment that run left with the table's, which rewrites every row
+   * of a table under a million rows) waits until no search has run for tidyWhenQuietMs (default
+   * 2 s; 0 for no wait), in any process on the folder (see SearchDemand), but no longer than
+   * tidyWithinMs (default 120 s).
+   */
+  tidyWhenQuietMs?: number;
+  tidyWithinMs?: number;
+  /**
    * True when no other process or instance writes documents to this directory (the embedded
    * worker thread): then no other writer can race a version check, and that check is skipped.
    */
@@ -140,6 +149,8 @@ export class LanceSearchIndex implements SearchIndex {
       maintainAfterSearchMs: options.maintainAfterSearchMs ?? 60_000,
       maintainAfterCommits: options.maintainAfterCommits ?? 100,
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
+      tidyWhenQuietMs: options.tidyWhenQuietMs ?? 2_000,
+      tidyWithinMs: options.tidyWithinMs ?? 120_000,
       soleWriter: options.soleWriter ?? false,
       cacheBytes: options.cacheBytes ?? 256 * 1024 * 1024,
       fusion: options.fusion ?? DEFAULT_FUSION,
@@ -502,9 +513,20 @@ export class LanceSearchIndex implements SearchIndex {
     return stats;
   }
 
-  async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
+  /**
+   * Whether a run with nothing new to fold in is due: the versions the last run replaced are old
+   * enough to remove, and searches have paused (or paused long enough ago: tidyWithinMs). Such a
+   * run also merges the fragment the last run left with the table's, which rewrites every row of
+   * a table under a million rows (LanceDB 0.39's optimize() takes no compaction options) on the
+   * cores searches use.
+   */
+  #tidyDue(): boolean {
     const now = Date.now();
-    const cleanupDue = this.#cleanupAfter > 0 && now >= this.#cleanupAfter;
+    if (this.#cleanupAfter === 0 || now < this.#cleanupAfter) return false;
+    return now >= this.#cleanupAfter + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs);
+  }
+
+  async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
     // While nobody searches (SearchDemand), rows outside the full-text index may grow to 5 ×
     // maintainAfterRows before a run, not maintainAfterRows, and commits to 10 ×
     // maintainAfterCommits: each run compacts the whole table, and only searches need that tail
@@ -515,7 +537,7 @@ export class LanceSearchIndex implements SearchIndex {
     const afterRows = Math.max(searched ? maintainAfterRows : 5 * maintainAfterRows, this.#nextAfterRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && cleanupDue;
+    const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && this.#tidyDue();
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
       (stats) => {
