@@ -101,7 +101,15 @@ export function rssSampler(pid: number): { stop(): number } {
 
 /** Disk space a directory takes (allocated blocks, as `du` counts them). */
 export function diskBytes(dir: string): number {
-  return Number(execFileSync("du", ["-s", "--block-size=1", dir], { encoding: "utf8" }).split(/\s/)[0]);
+  let out: string;
+  try {
+    out = execFileSync("du", ["-s", "--block-size=1", dir], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] });
+  } catch (err) {
+    // A file that maintenance removed while du walked the folder makes it fail; its total still counts the rest.
+    out = String((err as { stdout?: unknown }).stdout ?? "");
+    if (!/^\d+\s/.test(out)) throw err;
+  }
+  return Number(out.split(/\s/)[0]);
 }
 
 export const MB = 1024 * 1024;
