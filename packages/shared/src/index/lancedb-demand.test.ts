@@ -43,6 +43,20 @@ describe("SearchDemand", () => {
     expect(searcher.quietFor(500)).toBe(true);
   });
 
+  it("counts a search that runs for seconds (waiting for maintenance, say) all the while it runs", async () => {
+    const dir = folder();
+    const searcher = new SearchDemand(dir, 60_000);
+    const writer = new SearchDemand(dir, 60_000);
+    let end!: () => void;
+    const search = searcher.during(() => new Promise<void>((resolve) => (end = resolve)));
+    await sleep(2_300);
+    expect(writer.quietFor(1_500)).toBe(false);
+    end();
+    await search;
+    await sleep(1_600);
+    expect(writer.quietFor(1_500)).toBe(true);
+  });
+
   it("counts nothing in a folder that does not exist, and never throws there", async () => {
     const demand = new SearchDemand(path.join(folder(), "missing"), 60_000);
     demand.note();

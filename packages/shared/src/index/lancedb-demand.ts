@@ -38,6 +38,23 @@ export class SearchDemand {
     writeFile(this.#file, "").catch(() => {});
   }
 
+  /**
+   * Runs a search, noting it as it starts, every second while it runs (one waiting for
+   * maintenance to fold in a load's end waits for seconds: it is a search all the while), and as
+   * it ends.
+   */
+  async during<T>(search: () => Promise<T>): Promise<T> {
+    this.note();
+    const timer = setInterval(() => this.note(), 1_000);
+    timer.unref();
+    try {
+      return await search();
+    } finally {
+      clearInterval(timer);
+      this.note();
+    }
+  }
+
   /** Whether a search ran within the last `recentMs` (the file read at most once a second). */
   recent(): boolean {
     return this.#recentMs === Infinity || Date.now() - this.#searchedAt(1_000) < this.#recentMs;

@@ -267,6 +267,7 @@ describe("LanceSearchIndex", () => {
   });
 
   it("tidies (merges what a run left, removes what it replaced) once searches pause, or after tidyWithinMs", async () => {
+    const pause = () => new Promise((r) => setTimeout(r, 200));
     for (const tidyWithinMs of [60_000, 1_000]) {
       const dir = tempDir();
       const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100, tidyWhenQuietMs: 1_500, tidyWithinMs });
@@ -274,13 +275,17 @@ describe("LanceSearchIndex", () => {
       await index.ping();
       const db = await connect(dir);
       const table = await db.openTable("chunks");
+      const fragments = async () => {
+        await table.checkoutLatest();
+        return (await table.stats()).fragmentStats.numFragments;
+      };
       await load(index, 0);
       expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
       let searching = true;
       const searches = (async () => {
         while (searching) {
           await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 });
-          await new Promise((r) => setTimeout(r, 200));
+          await pause();
         }
       })();
       // The second load is folded in as writes pause, leaving two indexed fragments; merging them waits.
@@ -288,27 +293,34 @@ describe("LanceSearchIndex", () => {
       let folded = -1;
       for (const deadline = Date.now() + 10_000; Date.now() < deadline && folded !== 2; await new Promise((r) => setTimeout(r, 100))) {
         await table.checkoutLatest();
-        if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) folded = (await table.stats()).fragmentStats.numFragments;
+        if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) folded = await fragments();
       }
       const during: number[] = [];
       for (let i = 0; i < 15; i++) {
-        await new Promise((r) => setTimeout(r, 200));
-        await table.checkoutLatest();
-        during.push((await table.stats()).fragmentStats.numFragments);
+        await pause();
+        during.push(await fragments());
+      }
+      // A delete leaves nothing to fold in: the run its pause calls for would only tidy, and waits too.
+      await index.deleteDocument("c", "d1-0");
+      const afterDelete: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        await pause();
+        afterDelete.push(await fragments());
       }
       searching = false;
       await searches;
       if (tidyWithinMs === 60_000) {
         expect(folded).toBe(2);
-        expect(new Set(during)).toEqual(new Set([2]));
+        expect(new Set([...during, ...afterDelete])).toEqual(new Set([2]));
       } else {
         // Searches went on, but the bound passed: merged while they ran.
         expect(during.at(-1)).toBe(1);
+        expect(afterDelete.at(-1)).toBe(1);
       }
       expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
       table.close();
       db.close();
-      expect(await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(8);
+      expect(await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(7);
     }
   });
 

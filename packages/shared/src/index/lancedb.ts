@@ -450,14 +450,14 @@ export class LanceSearchIndex implements SearchIndex {
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const { vectorSize } = await this.#opened;
-    this.#demand.note();
-    await this.#tail.settle();
-    return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
+    return this.#demand.during(async () => {
+      await this.#tail.settle();
+      return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
+    });
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
-    this.#demand.note();
-    return this.#with((table) => findHeads(table, request));
+    return this.#demand.during(() => this.#with((table) => findHeads(table, request)));
   }
 
   async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
@@ -526,6 +526,22 @@ export class LanceSearchIndex implements SearchIndex {
     return now >= this.#cleanupAfter + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs);
   }
 
+  /**
+   * Whether the run that writes' pause calls for folds anything in. Commits made while a run
+   * indexed are often in the index already (LanceDB's index update takes the fragments there are
+   * when it starts, after the run's compaction); deletes add no rows. Then the run would only
+   * tidy, and waits as a tidying run does, counted from the last commit. At a million documents
+   * that run (a rewrite of the whole table) fell in the first searches after the load.
+   */
+  async #foldsIn(): Promise<boolean> {
+    if (Date.now() >= this.#lastCommit + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs)) return true;
+    try {
+      return (await this.#with((table) => table.indexStats(TEXT_INDEX)))?.numUnindexedRows !== 0;
+    } catch {
+      return true; // not known: run it
+    }
+  }
+
   async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
     // While nobody searches (SearchDemand), rows outside the full-text index may grow to 5 ×
     // maintainAfterRows before a run, not maintainAfterRows, and commits to 10 ×
@@ -537,7 +553,7 @@ export class LanceSearchIndex implements SearchIndex {
     const afterRows = Math.max(searched ? maintainAfterRows : 5 * maintainAfterRows, this.#nextAfterRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = this.#commits > 0 ? enoughWritten || (timer && paused) : timer && this.#tidyDue();
+    const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && this.#tidyDue();
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
       (stats) => {
