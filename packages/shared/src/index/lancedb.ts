@@ -45,11 +45,13 @@ export interface LanceIndexOptions {
   /** How long replaced table versions stay readable for queries still on them (default 10 s). */
   keepVersionsMs?: number;
   /**
-   * A run with nothing new to fold in (it removes what the last run replaced, once keepVersionsMs
-   * has passed, and merges the fragment that run left with the table's, which rewrites every row
-   * of a table under a million rows) waits until no search has run for tidyWhenQuietMs (default
+   * A run with nothing new to fold in waits until no search has run for tidyWhenQuietMs (default
    * 2 s; 0 for no wait), in any process on the folder (see SearchDemand), but no longer than
-   * tidyWithinMs (default 120 s).
+   * tidyWithinMs past the moment it was due (default 120 s). That is the run that removes what
+   * the last one replaced, once keepVersionsMs has passed, and the one a pause in the writes calls
+   * for when they left no row outside the full-text index (see #tidyDue and #foldsIn): each merges
+   * the fragment the last run left with the table's, which rewrites every row of a table under a
+   * million rows.
    */
   tidyWhenQuietMs?: number;
   tidyWithinMs?: number;
