@@ -523,9 +523,12 @@ export class LanceSearchIndex implements SearchIndex {
    * cores searches use.
    */
   #tidyDue(): boolean {
-    const now = Date.now();
-    if (this.#cleanupAfter === 0 || now < this.#cleanupAfter) return false;
-    return now >= this.#cleanupAfter + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs);
+    return this.#cleanupAfter > 0 && Date.now() >= this.#cleanupAfter && this.#mayTidy(this.#cleanupAfter);
+  }
+
+  /** Whether a run that would only tidy, due since `since`, may start: searches paused, or tidyWithinMs has passed. */
+  #mayTidy(since: number): boolean {
+    return Date.now() >= since + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs);
   }
 
   /**
@@ -536,7 +539,7 @@ export class LanceSearchIndex implements SearchIndex {
    * that run (a rewrite of the whole table) fell in the first searches after the load.
    */
   async #foldsIn(): Promise<boolean> {
-    if (Date.now() >= this.#lastCommit + this.#options.tidyWithinMs || this.#demand.quietFor(this.#options.tidyWhenQuietMs)) return true;
+    if (this.#mayTidy(this.#lastCommit)) return true;
     try {
       return (await this.#with((table) => table.indexStats(TEXT_INDEX)))?.numUnindexedRows !== 0;
     } catch {
