@@ -23,6 +23,9 @@ export class SearchDemand {
   #noted = -Infinity;
   /** The file's time as last read, and when it was read (read at most once a second). */
   #seen = { at: -Infinity, searchedAt: -Infinity };
+  /** Searches running now (see during), and the timer that notes them while there are any. */
+  #running = 0;
+  #ticking: NodeJS.Timeout | null = null;
 
   constructor(dir: string, recentMs: number) {
     this.#file = path.join(dir, SEARCHED_FILE);
@@ -45,12 +48,15 @@ export class SearchDemand {
    */
   async during<T>(search: () => Promise<T>): Promise<T> {
     this.note();
-    const timer = setInterval(() => this.note(), 1_000);
-    timer.unref();
+    // One timer for all the searches running at once, not one a search.
+    if (this.#running++ === 0) {
+      this.#ticking = setInterval(() => this.note(), 1_000);
+      this.#ticking.unref();
+    }
     try {
       return await search();
     } finally {
-      clearInterval(timer);
+      if (--this.#running === 0) clearInterval(this.#ticking!);
       this.note();
     }
   }

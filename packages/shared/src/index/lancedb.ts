@@ -11,7 +11,7 @@ import { HIT_COLUMN, chunkId, docKey, documentRows, hitSql, indexDimensionMismat
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
-import { TailWait } from "./lancedb-tail.ts";
+import { TailWait, type TailCount } from "./lancedb-tail.ts";
 import { SearchDemand } from "./lancedb-demand.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
@@ -163,11 +163,7 @@ export class LanceSearchIndex implements SearchIndex {
       waitForIndexRows: options.waitForIndexRows ?? 500_000,
     };
     this.#demand = new SearchDemand(options.dir, this.#options.maintainAfterSearchMs);
-    this.#tail = new TailWait(() => this.#with(async (table) => {
-      const stats = await table.indexStats(TEXT_INDEX);
-      const unindexed = stats?.numUnindexedRows ?? 0;
-      return { unindexed, total: (stats?.numIndexedRows ?? 0) + unindexed };
-    }), {
+    this.#tail = new TailWait(() => this.#textIndexCount(), {
       aboveRows: this.#options.waitAboveUnindexed,
       maxWaitMs: this.#options.waitForIndexMs,
       maxWaitRows: this.#options.waitForIndexRows,
@@ -187,6 +183,13 @@ export class LanceSearchIndex implements SearchIndex {
   /** Connections opened on the table so far, the first included. */
   get connections(): number {
     return this.#connections;
+  }
+
+  /** Rows outside the full-text index, and the table's rows (LanceDB's index statistics, read from the manifest). */
+  async #textIndexCount(): Promise<TailCount> {
+    const stats = await this.#with((table) => table.indexStats(TEXT_INDEX));
+    const unindexed = stats?.numUnindexedRows ?? 0;
+    return { unindexed, total: (stats?.numIndexedRows ?? 0) + unindexed };
   }
 
   /** Runs `use` on the table; the connection it was given is not closed before `use` ends. */
@@ -541,7 +544,7 @@ export class LanceSearchIndex implements SearchIndex {
   async #foldsIn(): Promise<boolean> {
     if (this.#mayTidy(this.#lastCommit)) return true;
     try {
-      return (await this.#with((table) => table.indexStats(TEXT_INDEX)))?.numUnindexedRows !== 0;
+      return (await this.#textIndexCount()).unindexed !== 0;
     } catch {
       return true; // not known: run it
     }
