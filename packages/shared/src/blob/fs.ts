@@ -1,7 +1,7 @@
 import { mkdir, readFile, rm, writeFile, opendir, access } from "node:fs/promises";
 import path from "node:path";
 import { constants } from "node:fs";
-import { constants as zlibConstants, deflateRawSync, inflateRawSync } from "node:zlib";
+import { inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
@@ -13,41 +13,21 @@ import { storageError, writing } from "../storage-errors.ts";
 // random inserts (a table keyed by the random key itself writes three times as many pages).
 const SMALL_SCHEMA = "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL)";
 
-/** How a small blob's bytes are stored: as given, or compressed with raw DEFLATE. */
+/** How a small blob's bytes are stored: as given, or compressed with raw DEFLATE (by earlier versions). */
 const ENCODING = { raw: 0, deflate: 1 } as const;
 
-/**
- * Small blobs are mostly texts (JSON loads): DEFLATE at its fastest level keeps them in about
- * a third of the space for some microseconds each. Kept only when it saves an eighth or more.
- * Its window is the smallest that still reaches back over the whole blob (zlib keeps
- * MIN_LOOKAHEAD bytes of a window for what is ahead), so matches are found as with the full
- * one, and zlib does not set up 32 KiB of window for each blob: a 1 KB text deflated in
- * 35-42 µs against 48-52 with the full window (20,000 texts, a scratch script, which found the
- * same bytes out of both). Inflating takes any window up to the full one, so blobs written
- * before read alike.
+/*
+ * Small blobs are stored as given. Earlier versions compressed them with DEFLATE at its fastest
+ * level, which kept 1 KB of prose in about half the space but cost 25-30 µs a blob on the API
+ * thread (Node's one-shot zlib calls set up and tear down a stream each time): bench:scale at
+ * 200,000 documents of 1 KB, it took 6-7 of the API thread's 20-21 CPU seconds, and storing the
+ * texts as given indexed them end to end at 7,460-7,690 docs/s against 6,134-6,287 (runs taking
+ * turns), for 112 MB more on disk (544 MB, 2.6 times the raw text, against 432). Snappy, at
+ * 4-7 µs, saved almost nothing on texts of 1 KB (536-538 MB): it has no entropy coding. What
+ * was stored compressed reads as before.
  */
-function encode(data: Uint8Array): { data: Uint8Array; enc: number } {
-  if (data.byteLength < 256) return { data, enc: ENCODING.raw };
-  const windowBits = Math.min(15, Math.max(9, Math.ceil(Math.log2(data.byteLength + MIN_LOOKAHEAD))));
-  const packed = deflateRawSync(data, { level: 1, windowBits, chunkSize: outputChunk(data.byteLength) });
-  return packed.byteLength <= data.byteLength * 0.875 ? { data: packed, enc: ENCODING.deflate } : { data, enc: ENCODING.raw };
-}
-
-/**
- * The output buffer of one of Node's one-shot zlib calls, of which the result is a slice: 16 KiB
- * unless told, allocated outside the JavaScript heap for each call. For blobs of a few KB that is
- * mostly waste, and V8 starts a full collection whenever enough of such memory has been allocated.
- * Sized to the output instead (a larger output takes more chunks, joined; under 4 KiB Node takes
- * the buffer from its shared pool). Measured with 200,000 texts of 1 KB: full collections while
- * accepting them fell from 57 to 6-9, and on the worker thread while indexing them from 58-61 to 14.
- */
-function outputChunk(bytes: number): number {
-  return Math.min(SMALL_MAX, Math.max(zlibConstants.Z_MIN_CHUNK, bytes));
-}
-
-/** Text deflates to a quarter of its size or more; more compressible data takes several chunks. */
-function decode(data: Uint8Array): Uint8Array {
-  return inflateRawSync(data, { chunkSize: outputChunk(4 * data.byteLength) });
+function decode(row: { data: Buffer; enc: number }): Uint8Array {
+  return row.enc === ENCODING.deflate ? inflateRawSync(row.data) : row.data;
 }
 
 const SEGMENT = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -66,8 +46,6 @@ export function assertBlobKey(key: string): void {
  * (SQLite's own measurements agree: small blobs read and write faster than files).
  */
 const SMALL_MAX = 64 * 1024;
-/** zlib's MIN_LOOKAHEAD: a match reaches back at most the window's size less this. */
-const MIN_LOOKAHEAD = 262;
 
 /** Keys of small blobs read per query while listing. */
 const LIST_PAGE = 1000;
@@ -126,8 +104,7 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, data: Uint8Array): Promise<void> {
     assertBlobKey(key);
     if (data.byteLength <= SMALL_MAX) {
-      const stored = encode(data);
-      await this.#commit.run(() => this.#stmt.put.run(key, stored.data, stored.enc));
+      await this.#commit.run(() => this.#stmt.put.run(key, data, ENCODING.raw));
       return;
     }
     // A key once small and now large must not leave its old row shadowing the file.
@@ -149,7 +126,7 @@ export class FsBlobStore implements BlobStore {
   async get(key: string): Promise<Uint8Array> {
     assertBlobKey(key);
     const row = this.#stmt.get.get(key);
-    if (row) return row.enc === ENCODING.deflate ? decode(row.data) : row.data;
+    if (row) return decode(row);
     try {
       return await readFile(this.#file(key));
     } catch (err) {
