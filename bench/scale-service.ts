@@ -210,7 +210,27 @@ async function diskSettled(dir: string, quietMs = 15_000, maxMs = 90_000): Promi
   return (Date.now() - started) / 1_000;
 }
 
+/**
+ * With SETTLE_SEARCHING=<seconds>, before the wait above: that long of one client searching
+ * twice a second, as an assistant's traffic goes on after a load, printing each change of
+ * DATA_DIR's size: maintenance runs that only tidy wait for the searches to pause, up to a bound.
+ */
+async function diskWhileSearching(svc: Service, opts: ScaleOptions, seconds: number): Promise<void> {
+  const started = Date.now();
+  const search = searchCall(svc, opts.queries, undefined);
+  let size = diskBytes(svc.dataDir);
+  console.log(`  searching twice a second for ${fmt(seconds)} s: DATA_DIR ${fmt(size / MB)} MB`);
+  for (let i = 0; Date.now() - started < seconds * 1_000; i++) {
+    await Promise.all([search(i), sleep(500)]);
+    const now = diskBytes(svc.dataDir);
+    if (now !== size) console.log(`    ${fmt((Date.now() - started) / 1_000, 1)} s: ${fmt(now / MB)} MB`);
+    size = now;
+  }
+}
+
 export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures> {
+  const searching = Number(process.env.SETTLE_SEARCHING ?? 0);
+  if (!(searching >= 0)) throw new Error(`SETTLE_SEARCHING: seconds, not ${process.env.SETTLE_SEARCHING}`);
   const svc = await startService({ env: serviceEnv() });
   const pid = svc.proc.pid!;
   const rss = rssSampler(pid);
@@ -224,6 +244,7 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
     const peakRss = rss.stop();
     const hwm = procBytes(pid, "VmHWM");
     const diskRunning = diskBytes(svc.dataDir);
+    if (searching > 0) await diskWhileSearching(svc, opts, searching);
     const settleSeconds = await diskSettled(svc.dataDir);
     await svc.stop();
     const disk = diskBytes(svc.dataDir);
