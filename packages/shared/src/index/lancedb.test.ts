@@ -244,6 +244,23 @@ describe("LanceSearchIndex", () => {
     return { fragments: count, files };
   }
 
+  /** Searches `index` every 200 ms, as traffic goes on, until stopped. */
+  const searchOn = (index: LanceSearchIndex) => {
+    let on = true;
+    const searches = (async () => {
+      while (on) {
+        await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 });
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
+    return {
+      stop: async () => {
+        on = false;
+        await searches;
+      },
+    };
+  };
+
   /** A small load of `n`: four one-document commits. */
   const load = async (index: LanceSearchIndex, n: number) => {
     for (let i = 0; i < 4; i++) await index.indexDocuments([whole(doc(`d${n}-${i}`, `plover ${n} ${i}`))]);
@@ -281,13 +298,7 @@ describe("LanceSearchIndex", () => {
       };
       await load(index, 0);
       expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
-      let searching = true;
-      const searches = (async () => {
-        while (searching) {
-          await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 });
-          await pause();
-        }
-      })();
+      const searching = searchOn(searcher);
       // The second load is folded in as writes pause, leaving two indexed fragments; merging them waits.
       await load(index, 1);
       let folded = -1;
@@ -307,8 +318,7 @@ describe("LanceSearchIndex", () => {
         await pause();
         afterDelete.push(await fragments());
       }
-      searching = false;
-      await searches;
+      await searching.stop();
       if (tidyWithinMs === 60_000) {
         expect(folded).toBe(2);
         expect(new Set([...during, ...afterDelete])).toEqual(new Set([2]));
@@ -322,6 +332,39 @@ describe("LanceSearchIndex", () => {
       db.close();
       expect(await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(7);
     }
+  });
+
+  it("removes what a merge replaced while searches go on: that run merges nothing, and does not wait for them", async () => {
+    const pause = () => new Promise((r) => setTimeout(r, 200));
+    const dir = tempDir();
+    const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100, tidyWhenQuietMs: 1_500, tidyWithinMs: 60_000 });
+    const searcher = make({ dir });
+    await index.ping();
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    await load(index, 0);
+    expect(await settledFragments(table, dir, 1)).toEqual({ fragments: 1, files: 1 });
+    const searching = searchOn(searcher);
+    // The second load is folded in as writes pause, leaving two indexed fragments; a run asked
+    // for merges them, and its old files stay until keepVersionsMs has passed.
+    await load(index, 1);
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await pause()) {
+      await table.checkoutLatest();
+      if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0 && (await table.stats()).fragmentStats.numFragments === 2) break;
+    }
+    await index.maintain();
+    await table.checkoutLatest();
+    expect((await table.stats()).fragmentStats.numFragments).toBe(1);
+    const dataFiles = () => readdirSync(path.join(dir, "chunks.lance", "data")).length;
+    expect(dataFiles()).toBeGreaterThan(1);
+    // Searches go on, and tidyWithinMs is a minute away: the run that only removes files does not wait.
+    let files = dataFiles();
+    for (const deadline = Date.now() + 8_000; Date.now() < deadline && files > 1; await pause()) files = dataFiles();
+    await searching.stop();
+    expect(files).toBe(1);
+    table.close();
+    db.close();
+    expect(await searcher.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(8);
   });
 
   it("moves to a new connection after enough versions, closing the old one only when what uses it ends", async () => {

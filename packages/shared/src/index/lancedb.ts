@@ -51,7 +51,8 @@ export interface LanceIndexOptions {
    * the last one replaced, once keepVersionsMs has passed, and the one a pause in the writes calls
    * for when they left no row outside the full-text index (see #tidyDue and #foldsIn): each merges
    * the fragment the last run left with the table's, which rewrites every row of a table under a
-   * million rows.
+   * million rows. The first does not wait when it would merge nothing (the table is one
+   * fragment): it only removes files.
    */
   tidyWhenQuietMs?: number;
   tidyWithinMs?: number;
@@ -520,13 +521,28 @@ export class LanceSearchIndex implements SearchIndex {
 
   /**
    * Whether a run with nothing new to fold in is due: the versions the last run replaced are old
-   * enough to remove, and searches have paused (or paused long enough ago: tidyWithinMs). Such a
-   * run also merges the fragment the last run left with the table's, which rewrites every row of
+   * enough to remove, and searches have paused (or paused long enough ago: tidyWithinMs), or the
+   * run would merge nothing. Such a run usually also merges the fragment the last run left with the table's, which rewrites every row of
    * a table under a million rows (LanceDB 0.39's optimize() takes no compaction options) on the
    * cores searches use.
    */
-  #tidyDue(): boolean {
-    return this.#cleanupAfter > 0 && Date.now() >= this.#cleanupAfter && this.#mayTidy(this.#cleanupAfter);
+  async #tidyDue(): Promise<boolean> {
+    if (this.#cleanupAfter === 0 || Date.now() < this.#cleanupAfter) return false;
+    return this.#mayTidy(this.#cleanupAfter) || (await this.#mergesNothing());
+  }
+
+  /**
+   * Whether the table is one fragment: then a run has nothing to merge (LanceDB rewrites a lone
+   * fragment only when a tenth of its rows are deleted) and only removes files, which takes no
+   * cores from the searches. So the run after the one that merged a load's fragments does not
+   * wait for them to pause (up to tidyWithinMs more, with that table's old copy on disk).
+   */
+  async #mergesNothing(): Promise<boolean> {
+    try {
+      return (await this.#with((table) => table.stats())).fragmentStats.numFragments <= 1;
+    } catch {
+      return false; // not known: wait as any tidying run does
+    }
   }
 
   /** Whether a run that would only tidy, due since `since`, may start: searches paused, or tidyWithinMs has passed. */
@@ -561,7 +577,7 @@ export class LanceSearchIndex implements SearchIndex {
     const afterRows = Math.max(searched ? maintainAfterRows : 5 * maintainAfterRows, this.#nextAfterRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && this.#tidyDue();
+    const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
     if (this.#maintaining || !due) return;
     this.#maintaining = this.maintain().then(
       (stats) => {
