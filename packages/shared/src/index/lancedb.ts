@@ -51,8 +51,8 @@ export interface LanceIndexOptions {
    * the last one replaced, once keepVersionsMs has passed, and the one a pause in the writes calls
    * for when they left no row outside the full-text index (see #tidyDue and #foldsIn): each merges
    * the fragment the last run left with the table's, which rewrites every row of a table under a
-   * million rows. The first does not wait when it would merge nothing (the table is one
-   * fragment): it only removes files.
+   * million rows. The first does not wait when the table is one fragment: it has nothing to
+   * merge.
    */
   tidyWhenQuietMs?: number;
   tidyWithinMs?: number;
@@ -522,9 +522,9 @@ export class LanceSearchIndex implements SearchIndex {
   /**
    * Whether a run with nothing new to fold in is due: the versions the last run replaced are old
    * enough to remove, and searches have paused (or paused long enough ago: tidyWithinMs), or the
-   * run would merge nothing. Such a run usually also merges the fragment the last run left with the table's, which rewrites every row of
-   * a table under a million rows (LanceDB 0.39's optimize() takes no compaction options) on the
-   * cores searches use.
+   * run has nothing to merge. Such a run usually also merges the fragment the last run left with
+   * the table's, which rewrites every row of a table under a million rows (LanceDB 0.39's
+   * optimize() takes no compaction options) on the cores searches use.
    */
   async #tidyDue(): Promise<boolean> {
     if (this.#cleanupAfter === 0 || Date.now() < this.#cleanupAfter) return false;
@@ -532,10 +532,10 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   /**
-   * Whether the table is one fragment: then a run has nothing to merge (LanceDB rewrites a lone
-   * fragment only when a tenth of its rows are deleted) and only removes files, which takes no
-   * cores from the searches. So the run after the one that merged a load's fragments does not
-   * wait for them to pause (up to tidyWithinMs more, with that table's old copy on disk).
+   * Whether the table is one fragment: a run then has nothing to merge, and does little more than
+   * remove files (LanceDB rewrites a lone fragment only when a tenth of its rows are deleted). So
+   * the run after the one that merged a load's fragments does not wait for the searches to pause
+   * (up to tidyWithinMs more, with the table's old copy on disk meanwhile).
    */
   async #mergesNothing(): Promise<boolean> {
     try {
