@@ -244,13 +244,28 @@ describe("LanceSearchIndex", () => {
     return { fragments: count, files };
   }
 
+  const pause = (ms = 200) => new Promise((r) => setTimeout(r, ms));
+
+  /**
+   * Waits (10 s at most) until no row is outside the full-text index and the table is
+   * `fragments` fragments; the fragments last seen with nothing outside it (-1: never).
+   */
+  async function foldedInto(table: Table, fragments: number): Promise<number> {
+    let folded = -1;
+    for (const deadline = Date.now() + 10_000; Date.now() < deadline && folded !== fragments; await pause(100)) {
+      await table.checkoutLatest();
+      if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) folded = (await table.stats()).fragmentStats.numFragments;
+    }
+    return folded;
+  }
+
   /** Searches `index` every 200 ms, as traffic goes on, until stopped. */
   const searchOn = (index: LanceSearchIndex) => {
     let on = true;
     const searches = (async () => {
       while (on) {
         await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 });
-        await new Promise((r) => setTimeout(r, 200));
+        await pause();
       }
     })();
     return {
@@ -284,7 +299,6 @@ describe("LanceSearchIndex", () => {
   });
 
   it("tidies (merges what a run left, removes what it replaced) once searches pause, or after tidyWithinMs", async () => {
-    const pause = () => new Promise((r) => setTimeout(r, 200));
     for (const tidyWithinMs of [60_000, 1_000]) {
       const dir = tempDir();
       const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100, tidyWhenQuietMs: 1_500, tidyWithinMs });
@@ -301,11 +315,7 @@ describe("LanceSearchIndex", () => {
       const searching = searchOn(searcher);
       // The second load is folded in as writes pause, leaving two indexed fragments; merging them waits.
       await load(index, 1);
-      let folded = -1;
-      for (const deadline = Date.now() + 10_000; Date.now() < deadline && folded !== 2; await new Promise((r) => setTimeout(r, 100))) {
-        await table.checkoutLatest();
-        if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0) folded = await fragments();
-      }
+      const folded = await foldedInto(table, 2);
       const during: number[] = [];
       for (let i = 0; i < 15; i++) {
         await pause();
@@ -335,7 +345,6 @@ describe("LanceSearchIndex", () => {
   });
 
   it("removes what a merge replaced while searches go on: that run merges nothing, and does not wait for them", async () => {
-    const pause = () => new Promise((r) => setTimeout(r, 200));
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100, tidyWhenQuietMs: 1_500, tidyWithinMs: 60_000 });
     const searcher = make({ dir });
@@ -348,10 +357,7 @@ describe("LanceSearchIndex", () => {
     // The second load is folded in as writes pause, leaving two indexed fragments; a run asked
     // for merges them, and its old files stay until keepVersionsMs has passed.
     await load(index, 1);
-    for (const deadline = Date.now() + 10_000; Date.now() < deadline; await pause()) {
-      await table.checkoutLatest();
-      if ((await table.indexStats(TEXT_INDEX))?.numUnindexedRows === 0 && (await table.stats()).fragmentStats.numFragments === 2) break;
-    }
+    expect(await foldedInto(table, 2)).toBe(2);
     await index.maintain();
     await table.checkoutLatest();
     expect((await table.stats()).fragmentStats.numFragments).toBe(1);
