@@ -330,6 +330,9 @@ describe("faults, distributed mode", () => {
 
     /** Each kill: the job it was aimed at, and how many jobs the killed worker held in all. */
     const kills: { job: string; held: number }[] = [];
+    // Replacements start while the watch goes on: a worker takes seconds to start, and meanwhile
+    // the surviving one may take the stalled document back and finish it unseen.
+    const replacements: Promise<unknown>[] = [];
     for (let round = 1; round <= 4; round++) {
       // A worker in the middle of a batch: the one holding the big document's job, or any busy one once that job is settled.
       // The big document's job is seen active twice in the same activation first: a worker that
@@ -360,8 +363,11 @@ describe("faults, distributed mode", () => {
       await once(proc, "exit");
       const held = (await queue.getActive()).filter((j) => j.processedBy === job.processedBy).length;
       kills.push({ job: job.id!, held });
-      await svc.startWorker();
+      const replacement = svc.startWorker();
+      replacement.catch(() => {}); // awaited below, after the rounds
+      replacements.push(replacement);
     }
+    await Promise.all(replacements);
     await loaders.stop();
     expect(kills.map((k) => k.job), JSON.stringify(kills)).toEqual([target, target, target, target]);
 
