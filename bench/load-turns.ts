@@ -44,21 +44,33 @@ async function start(checkout: string): Promise<Service> {
   const env = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", API_TOKENS: TOKEN, MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "4194304" };
   const proc = spawn(process.execPath, [path.join(checkout, "packages/api/src/main.ts")], { cwd: checkout, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
-  const url = await new Promise<string>((resolve, reject) => {
-    const seen = (chunk: Buffer) => {
-      output += chunk.toString();
-      const m = /docstore ready at (\S+)/.exec(output);
-      if (m) resolve(m[1]!);
-    };
-    proc.stdout.on("data", seen);
-    proc.stderr.on("data", seen);
-    proc.once("exit", (code) => reject(new Error(`${checkout}: the service exited with ${code}:\n${output}`)));
-  });
-  return { url, proc, dataDir };
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      // As the harness: on a busy 2-core machine, loading the native modules alone can take 20 s.
+      timer = setTimeout(() => reject(new Error(`${checkout}: the service was not ready in 45 s:\n${output}`)), 45_000);
+      const seen = (chunk: Buffer) => {
+        output += chunk.toString();
+        const m = /docstore ready at (\S+)/.exec(output);
+        if (m) resolve(m[1]!);
+      };
+      proc.stdout.on("data", seen);
+      proc.stderr.on("data", seen);
+      proc.once("exit", (code) => reject(new Error(`${checkout}: the service exited with ${code}:\n${output}`)));
+      proc.once("error", (err) => reject(new Error(`${checkout}: the service did not start: ${err.message}`)));
+    });
+    return { url, proc, dataDir };
+  } catch (err) {
+    // Not among the services stopped at the end: stopped here, its folder removed.
+    await stop({ url: "", proc, dataDir });
+    throw err;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function stop(svc: Service) {
-  if (svc.proc.exitCode === null) {
+  if (svc.proc.pid !== undefined && svc.proc.exitCode === null && svc.proc.signalCode === null) {
     svc.proc.kill("SIGTERM");
     await new Promise((res) => svc.proc.once("exit", res));
   }
