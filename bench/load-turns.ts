@@ -10,9 +10,12 @@
  * the API thread's CPU a request, then the median of each checkout's ratios to the first one's
  * bursts of the same round. Prints figures; asserts nothing.
  *   CHECKOUTS        checkouts to compare, comma-separated, dependencies installed (default: this one,
- *                    twice, which shows the noise itself); the first is the reference
+ *                    twice, which shows the noise itself); the first is the reference. An entry may
+ *                    name Node options after the path (`.,. --max-semi-space-size=32`) to compare those
  *   ROUNDS=8         rounds, after one of warm-up; the order of the checkouts alternates
  *   BENCH_SECONDS=3  length of each burst (50 connections, as `pnpm bench`)
+ *   THREADS=1        also print, for each burst, the cores each group of the service's threads
+ *                    (by name: MainThread, WorkerThread, V8Worker, lance-cpu...) and the client used
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,7 +26,10 @@ import { cannon, fmt, scifact, texts1k } from "./lib.ts";
 import { threadTicks } from "./scale-measure.ts";
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
-const checkouts = (process.env.CHECKOUTS ?? `${HERE},${HERE}`).split(",").map((c) => path.resolve(c.trim()));
+const checkouts = (process.env.CHECKOUTS ?? `${HERE},${HERE}`).split(",").map((entry) => {
+  const [dir = ".", ...nodeArgs] = entry.trim().split(/\s+/);
+  return { dir: path.resolve(dir), nodeArgs };
+});
 const rounds = Number(process.env.ROUNDS ?? 8);
 const seconds = Number(process.env.BENCH_SECONDS ?? 3);
 const TOKEN = "bench-token-0123456789abcdef";
@@ -39,10 +45,10 @@ interface Service {
  * A checkout's service, started as the test harness starts it (not through the harness: two
  * checkouts' test support would load two copies of vitest into this process).
  */
-async function start(checkout: string): Promise<Service> {
+async function start({ dir: checkout, nodeArgs }: (typeof checkouts)[number]): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "docstore-turns-"));
   const env = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", API_TOKENS: TOKEN, MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "4194304" };
-  const proc = spawn(process.execPath, [path.join(checkout, "packages/api/src/main.ts")], { cwd: checkout, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [...nodeArgs, path.join(checkout, "packages/api/src/main.ts")], { cwd: checkout, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -95,10 +101,14 @@ async function quiet(svc: Service) {
 }
 
 let n = 0;
-/** One burst: requests/s, and the API thread's CPU µs per request. */
-async function burst(svc: Service): Promise<{ rps: number; apiUs: number }> {
-  const api = () => threadTicks(svc.proc.pid!).get("MainThread") ?? 0;
-  const before = api();
+/**
+ * One burst: requests/s, the API thread's CPU µs per request, and the cores each group of the
+ * service's threads (by name) and this process (the client) used meanwhile.
+ */
+async function burst(svc: Service): Promise<{ rps: number; apiUs: number; cores: string }> {
+  const before = threadTicks(svc.proc.pid!);
+  const client = process.cpuUsage();
+  const t0 = performance.now();
   const result = await cannon({
     url: `${svc.url}/load_text_to_collection?collection_name=turns`,
     method: "POST",
@@ -106,14 +116,21 @@ async function burst(svc: Service): Promise<{ rps: number; apiUs: number }> {
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
     requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) }],
   });
-  return { rps: result.requests.average, apiUs: ((api() - before) * 10_000) / Math.max(1, result.requests.total) };
+  const wall = (performance.now() - t0) / 1000;
+  const after = threadTicks(svc.proc.pid!);
+  const used = [...after].map(([name, ticks]) => [name, (ticks - (before.get(name) ?? 0)) / 100 / wall] as const).filter(([, c]) => c >= 0.02);
+  used.sort((a, b) => b[1] - a[1]);
+  const own = process.cpuUsage(client);
+  used.push(["client", (own.user + own.system) / 1e6 / wall]);
+  const apiUs = (((after.get("MainThread") ?? 0) - (before.get("MainThread") ?? 0)) * 10_000) / Math.max(1, result.requests.total);
+  return { rps: result.requests.average, apiUs, cores: used.map(([name, c]) => `${name} ${fmt(c, 2)}`).join(", ") };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function main() {
   console.log(`load bursts of ${seconds} s taking turns, ${rounds} rounds (Node ${process.version}):`);
-  checkouts.forEach((c, i) => console.log(`  ${i}: ${c}`));
+  checkouts.forEach((c, i) => console.log(`  ${i}: ${[c.dir, ...c.nodeArgs].join(" ")}`));
   const services: Service[] = [];
   try {
     for (const checkout of checkouts) services.push(await start(checkout));
@@ -123,8 +140,9 @@ async function main() {
       const line: string[] = [];
       for (const i of order) {
         for (const s of services) await quiet(s);
-        const { rps, apiUs } = await burst(services[i]!);
+        const { rps, apiUs, cores } = await burst(services[i]!);
         line[i] = `${i}: ${fmt(rps)} req/s, API ${fmt(apiUs)} µs/req`;
+        if (process.env.THREADS) console.log(`  ${i} cores: ${cores}`);
         if (round > 0) rates[i]!.push(rps);
       }
       console.log(`${round === 0 ? "warm-up" : `round ${round}`}  ${line.join("  ")}`);
