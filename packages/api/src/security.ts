@@ -44,15 +44,41 @@ const isPage = (path: string) => path === "/docs" || path.startsWith("/docs/");
  */
 export function securityHeaders(): RequestHandler {
   const withPolicy = (directives: Directives) =>
-    helmet({
-      contentSecurityPolicy: { useDefaults: false, directives },
-      strictTransportSecurity: false,
-      xFrameOptions: { action: "deny" },
-      referrerPolicy: { policy: "no-referrer" },
-    });
+    fixedHeaders(
+      helmet({
+        contentSecurityPolicy: { useDefaults: false, directives },
+        strictTransportSecurity: false,
+        xFrameOptions: { action: "deny" },
+        referrerPolicy: { policy: "no-referrer" },
+      }),
+    );
   const api = withPolicy(API_CSP);
   const page = withPolicy(PAGE_CSP);
-  return (req, res, next) => (isPage(req.path) ? page : api)(req, res, next);
+  return (req, res, next) => {
+    for (const [name, value] of isPage(req.path) ? page : api) res.setHeader(name, value);
+    next();
+  };
+}
+
+/**
+ * The headers a helmet middleware sets, found once by running it against a response that
+ * records them: the same for every request (no policy here depends on one), they are then set
+ * in one loop, not by a dozen nested middlewares a request. Anything else it would do fails
+ * the start. X-Powered-By, which helmet removes, is never set (app.ts disables it).
+ */
+function fixedHeaders(middleware: RequestHandler): [string, string][] {
+  const headers: [string, string][] = [];
+  const res = {
+    setHeader: (name: string, value: unknown) => headers.push([name, String(value)]),
+    removeHeader: () => {},
+  };
+  let passed = false;
+  middleware({} as never, res as never, (err?: unknown) => {
+    if (err) throw err;
+    passed = true;
+  });
+  if (!passed) throw new Error("helmet did not pass the request on at once");
+  return headers;
 }
 
 /**
