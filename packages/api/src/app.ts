@@ -26,14 +26,23 @@ export function createApp(ctx: AppContext): Express {
   app.use(securityHeaders());
 
   // A request id on every log line and in every error body. The request's logger is made on
-  // first use: most requests log nothing at the default level.
+  // first use (most requests log nothing at the default level), by a getter on the app's request
+  // prototype: a getter defined on each request would cost a closure and a slower object apiece.
+  const loggers = new WeakMap<express.Request, typeof ctx.logger>();
+  Object.defineProperty(app.request, "log", {
+    configurable: true,
+    get(this: express.Request) {
+      if (this.id === undefined) return ctx.logger;
+      let log = loggers.get(this);
+      if (!log) loggers.set(this, (log = ctx.logger.child({ req_id: this.id })));
+      return log;
+    },
+  });
   const logRequests = ctx.logger.isLevelEnabled("debug");
   app.use((req, res, next) => {
     const given = req.headers["x-request-id"];
     const id = typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID();
     req.id = id;
-    let log: typeof ctx.logger | undefined;
-    Object.defineProperty(req, "log", { get: () => (log ??= ctx.logger.child({ req_id: id })) });
     res.setHeader("X-Request-Id", id);
     if (logRequests) {
       const started = process.hrtime.bigint();
