@@ -52,11 +52,20 @@ export function createMetrics(ctx: AppContext) {
 
   /** Counts each request when its response is sent; the route is the matched path, never the URL. */
   const count = (req: Request, res: Response, next: NextFunction) => {
-    res.once("finish", () => {
-      const route = req.route?.path ?? (res.statusCode === 404 ? "unmatched" : req.path);
-      requests.inc({ method: req.method, route: String(route), status: String(res.statusCode) });
-    });
+    res.once("finish", () => counted(req, res).inc());
     next();
+  };
+  // The counter of a matched route (a bounded set: routes, methods, statuses), kept: prom-client
+  // hashes the labels of every call otherwise.
+  const matched = new Map<string, Counter.Internal>();
+  const counted = (req: Request, res: Response) => {
+    const status = String(res.statusCode);
+    if (req.route === undefined) return requests.labels({ method: req.method, route: res.statusCode === 404 ? "unmatched" : req.path, status });
+    const route = String(req.route.path);
+    const key = `${req.method} ${status} ${route}`;
+    let counter = matched.get(key);
+    if (!counter) matched.set(key, (counter = requests.labels({ method: req.method, route, status })));
+    return counter;
   };
 
   const scrape = route({
