@@ -1,7 +1,7 @@
 /**
  * `pnpm bench:turns`: `/load_text_to_collection` throughput of several checkouts taking turns,
  * for a comparison that a noisy machine does not swamp. `pnpm bench`'s load ratio of one commit
- * ranged 0.17-0.31 within an hour here, as the machine's speed changed between its echo and its
+ * ranged 0.13-0.31 within an hour here, as the machine's speed changed between its echo and its
  * load; short bursts against each checkout in turn, paired by round, change together instead.
  * Every checkout's embedded service runs at once (each its own `packages/api/src/main.ts`, with
  * the environment the test harness gives it, in a fresh DATA_DIR); before

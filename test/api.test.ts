@@ -493,6 +493,15 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(r.body).toMatch(/docstore_documents\{status="ready"\} [1-9]\d*/);
       expect(r.body).toMatch(/docstore_collections [1-9]\d*/);
       expect((await svc.request("GET", "/metrics", { token: null })).status).toBe(401);
+      // Every request counted once, under its route and status.
+      const counted = async (route: string, status: number) => {
+        const m = new RegExp(`docstore_http_requests_total\\{method="GET",route="${route}",status="${status}"\\} (\\d+)`).exec((await svc.request("GET", "/metrics")).body);
+        return Number(m?.[1] ?? 0);
+      };
+      const [ok, missing] = [await counted("/get_list_of_collection", 200), await counted("/get_document_status", 404)];
+      for (let i = 0; i < 3; i++) expect((await svc.request("GET", "/get_list_of_collection")).status).toBe(200);
+      expect((await svc.request("GET", "/get_document_status?collection_name=none-such&id_value=x")).status).toBe(404);
+      expect([await counted("/get_list_of_collection", 200), await counted("/get_document_status", 404)]).toEqual([ok + 3, missing + 1]);
     });
 
     it("demands a valid bearer token elsewhere", async () => {
