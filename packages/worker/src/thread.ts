@@ -1,8 +1,9 @@
 /**
  * The embedded mode's worker: a thread of the API process, and a composition root of its own.
  * It receives the API's parsed configuration and builds only what a worker uses; its catalog
- * reads through its own connection and sends every write to the API thread (catalog/rpc.ts),
- * so extraction, chunking and index writes run beside the HTTP event loop, not inside it.
+ * reads and claims queued documents through its own connection and sends its other writes to
+ * the API thread (catalog/rpc.ts), so extraction, chunking and index writes run beside the HTTP
+ * event loop, not inside it.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { getPriority, setPriority } from "node:os";

@@ -1,7 +1,9 @@
 /**
- * The embedded worker thread reads the catalog through its own connection but sends every
- * write to the API thread, which owns them. Two threads writing one SQLite file would make the
- * HTTP thread sleep in SQLite's busy handler whenever the worker held the write lock.
+ * The embedded worker thread reads the catalog through its own connection but sends its
+ * writes to the API thread, which owns them: the HTTP thread sleeps in SQLite's busy handler
+ * whenever another connection holds the write lock. The queue's claims are the exception
+ * (compose.ts): they are written on the worker's connection, as the HTTP thread loses less
+ * waiting for one than doing it.
  */
 import type { MessagePort, Worker } from "node:worker_threads";
 import type { Catalog } from "../ports.ts";
