@@ -5,13 +5,14 @@ import { MessageChannel, type MessagePort } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CATALOG_SCHEMA, openDatabase } from "../sqlite/db.ts";
 import { SqliteCatalog } from "./sqlite.ts";
-import { isCatalogCalls, remoteWritesCatalog, serveCatalogWrites, type LocalCatalog } from "./rpc.ts";
+import type { Catalog } from "../ports.ts";
+import { isCatalogCalls, remoteWritesCatalog, serveCatalogWrites } from "./rpc.ts";
 import { newDocument } from "../../test-support/catalog-contract.ts";
 
 describe("catalog writes sent to the thread that owns them", () => {
   let dir: string;
   let owner: SqliteCatalog;
-  let remote: LocalCatalog;
+  let remote: Catalog;
   let ports: MessagePort[];
   let messages: number;
 

@@ -9,10 +9,10 @@ import type { MessagePort, Worker } from "node:worker_threads";
 import type { Catalog } from "../ports.ts";
 import type { QueueTable } from "../queue/local.ts";
 
-/** A catalog that also serves as the embedded mode's queue (SqliteCatalog, or this proxy to it). */
+/** A catalog that also serves as the embedded mode's queue (SqliteCatalog). */
 export type LocalCatalog = Catalog & QueueTable;
 
-const WRITES = ["accept", "rollback", "markProcessing", "markReady", "markFailed", "markQueued", "delete", "deleteCollection", "claimQueued", "requeueProcessing", "release"] as const;
+const WRITES = ["accept", "rollback", "markProcessing", "markReady", "markFailed", "markQueued", "delete", "deleteCollection"] as const;
 type Write = (typeof WRITES)[number];
 
 interface Call {
@@ -39,7 +39,7 @@ interface Replies {
 export const isCatalogCalls = (m: unknown): m is Calls => typeof m === "object" && m !== null && "calls" in m && Array.isArray(m.calls);
 
 /** API thread: runs the worker's catalog writes on the owning connection; one reply message per message of calls. */
-export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog: LocalCatalog): (message: Calls) => void {
+export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog: Catalog): (message: Calls) => void {
   const run = ({ rpc, method, args }: Call): Promise<Reply> => {
     if (!WRITES.includes(method)) return Promise.resolve({ rpc, error: `not a catalog write: ${String(method)}` });
     return Promise.resolve()
@@ -55,7 +55,7 @@ export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog:
 }
 
 /** Worker thread: the catalog with reads local and writes sent to the API thread. */
-export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCatalog {
+export function remoteWritesCatalog(port: MessagePort, local: Catalog): Catalog {
   let next = 0;
   const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   port.on("message", (m: unknown) => {
@@ -106,8 +106,5 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): LocalCat
     markQueued: (c, d, v) => call("markQueued", c, d, v),
     delete: (c, d) => call("delete", c, d),
     deleteCollection: (c) => call("deleteCollection", c),
-    claimQueued: (limit, maxBytes) => call<unknown[]>("claimQueued", limit, maxBytes),
-    requeueProcessing: () => call<number>("requeueProcessing"),
-    release: (jobs) => call<void>("release", jobs),
   };
 }
