@@ -29,15 +29,15 @@ const whole = (d: IndexedDocument) => ({ doc: d, chunks: [{ index: 0, text: d.te
 const ospreys = (from: number, n: number) => Array.from({ length: n }, (_, i) => whole(doc(`d${from + i}`, `osprey number ${from + i}`)));
 const search = (index: LanceSearchIndex) => index.search({ query: "osprey", collections: ["c"], filter: all, k: 100 });
 
-async function pair(searcher: Partial<LanceIndexOptions>) {
+async function pair(searcher: Partial<LanceIndexOptions>, indexedRows = 1) {
   const dir = mkdtempSync(path.join(tmpdir(), "docstore-tail-"));
   dirs.push(dir);
   // Maintenance only when a test asks for it.
   const writer = make({ dir, soleWriter: true, maintainAfterCommits: Infinity, maintainAfterRows: Infinity });
-  await writer.indexDocuments(ospreys(0, 1));
+  await writer.indexDocuments(ospreys(0, indexedRows));
   await writer.maintain();
   // 20 rows the full-text index has not folded in: more than the searcher waits above.
-  await writer.indexDocuments(ospreys(1, 20));
+  await writer.indexDocuments(ospreys(indexedRows, 20));
   return { writer, reader: make({ dir, waitAboveUnindexed: 5, ...searcher }) };
 }
 
@@ -59,33 +59,71 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     expect(hits.map((h) => h.docId).sort()).toEqual(ospreys(0, 21).map((i) => i.doc.docId).sort());
   });
 
-  it("does not wait while rows are still being added", { timeout: 30_000 }, async () => {
-    const { writer, reader } = await pair({ waitForIndexMs: 20_000 });
+  /** Commits one row every 20 ms until the returned function is called. */
+  function loading(writer: LanceSearchIndex, from: number): () => Promise<void> {
     let writing = true;
     const load = (async () => {
-      for (let n = 21; writing; n++) {
+      for (let n = from; writing; n++) {
         await writer.indexDocuments(ospreys(n, 1));
         await sleep(20);
       }
     })();
+    return () => {
+      writing = false;
+      return load;
+    };
+  }
+
+  it("does not wait while rows are being added, for a tail under half the indexed rows", { timeout: 30_000 }, async () => {
+    // 60 rows indexed, 20 waiting: no run is near, the tail is scanned.
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000 }, 60);
+    const stop = loading(writer, 80);
     try {
       const { value: hits, ms } = await timed(search(reader));
       expect(ms).toBeLessThan(5_000);
-      expect(hits.length).toBeGreaterThanOrEqual(21);
+      expect(hits.length).toBeGreaterThanOrEqual(80);
     } finally {
-      writing = false;
-      await load;
+      await stop();
     }
   });
 
-  it("scans after waitForIndexMs when no maintenance comes, and does not wait again for the same tail", async () => {
-    const { reader } = await pair({ waitForIndexMs: 500 });
+  it("waits while rows are being added, for a tail of half the indexed rows or more, until a run folds it in", { timeout: 30_000 }, async () => {
+    // 1 row indexed, 20 waiting.
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000 });
+    const stop = loading(writer, 21);
+    try {
+      const searched = timed(search(reader));
+      await sleep(600);
+      await writer.maintain();
+      const { value: hits, ms } = await searched;
+      expect(ms).toBeGreaterThanOrEqual(600);
+      expect(ms).toBeLessThan(10_000);
+      expect(hits.length).toBeGreaterThanOrEqual(21);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("scans after waitForIndexMs when no maintenance comes, and does not wait again until a run", async () => {
+    const { writer, reader } = await pair({ waitForIndexMs: 500 });
     const first = await timed(search(reader));
     expect(first.ms).toBeGreaterThanOrEqual(500);
     expect(first.value).toHaveLength(21);
     const again = await timed(search(reader));
     expect(again.ms).toBeLessThan(500);
     expect(again.value).toHaveLength(21);
+    // A longer tail, still no run: no wait either.
+    await writer.indexDocuments(ospreys(21, 5));
+    const longer = await timed(search(reader));
+    expect(longer.ms).toBeLessThan(500);
+    expect(longer.value).toHaveLength(26);
+    // After a run, a new tail is waited for again.
+    await writer.maintain();
+    await writer.indexDocuments(ospreys(26, 20));
+    await sleep(150); // searches share a reading of the counts for 100 ms
+    const next = await timed(search(reader));
+    expect(next.ms).toBeGreaterThanOrEqual(500);
+    expect(next.value).toHaveLength(46);
   });
 
   it("waits longer for a larger table: waitForIndexMs for each waitForIndexRows rows", async () => {

@@ -74,8 +74,9 @@ export interface LanceIndexOptions {
   /** How often the table's version is looked at for that (default 5 s). */
   renewCheckMs?: number;
   /**
-   * Rows waiting for maintenance above which a search waits for it while no rows are being
-   * added (default 10,000; 0 for never; see TailWait), and for how long at most: waitForIndexMs
+   * Rows waiting for maintenance above which a search waits for it (default 10,000; 0 for never;
+   * while rows are being added, only for a tail of half the indexed rows or more: see TailWait),
+   * and for how long at most: waitForIndexMs
    * (default 30 s) for each waitForIndexRows rows of the table (default 500,000), at least
    * waitForIndexMs.
    */
@@ -105,7 +106,7 @@ const keyOf = (d: Key) => docKey(d.collection, d.docId);
  * and usually a small fragment behind; `maintain()` (on a timer, and after enough rows or
  * commits) compacts them, folds new rows into the indexes (rows appended after the full-text
  * index was built are found only by a slower flat scan until then; a search that finds a large
- * tail of them, none being added, waits for maintenance instead: see TailWait) and removes
+ * tail of them waits for maintenance instead: see TailWait) and removes
  * versions older than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a
  * new connection (#renewIfDue), each operation keeping the one it started on until it ends.
  */
