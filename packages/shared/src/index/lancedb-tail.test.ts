@@ -38,7 +38,7 @@ async function pair(searcher: Partial<LanceIndexOptions>, indexedRows = 1) {
   await writer.maintain();
   // 20 rows the full-text index has not folded in: more than the searcher waits above.
   await writer.indexDocuments(ospreys(indexedRows, 20));
-  return { writer, reader: make({ dir, waitAboveUnindexed: 5, ...searcher }) };
+  return { writer, reader: make({ dir, waitAboveUnindexed: 5, waitWhileAddingAbove: 10, ...searcher }) };
 }
 
 async function timed<T>(run: Promise<T>): Promise<{ value: T; ms: number }> {
@@ -82,6 +82,19 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
       const { value: hits, ms } = await timed(search(reader));
       expect(ms).toBeLessThan(5_000);
       expect(hits.length).toBeGreaterThanOrEqual(80);
+    } finally {
+      await stop();
+    }
+  });
+
+  it("does not wait while rows are being added, for a tail shorter than waitWhileAddingAbove", { timeout: 30_000 }, async () => {
+    // 1 row indexed, 20 waiting: more than half the indexed rows, fewer than a writer runs for.
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000, waitWhileAddingAbove: 1_000 });
+    const stop = loading(writer, 21);
+    try {
+      const { value: hits, ms } = await timed(search(reader));
+      expect(ms).toBeLessThan(5_000);
+      expect(hits.length).toBeGreaterThanOrEqual(21);
     } finally {
       await stop();
     }

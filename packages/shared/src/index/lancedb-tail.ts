@@ -3,6 +3,8 @@ import { setTimeout as sleep } from "node:timers/promises";
 export interface TailWaitOptions {
   /** Rows waiting for maintenance above which a search waits (0: never waits). */
   aboveRows: number;
+  /** While rows are being added, the least tail a search waits for (the writers start a run at it). */
+  whileAddingAbove: number;
   /** The longest a search waits for a table of up to `maxWaitRows` rows; then it scans what is still waiting. */
   maxWaitMs: number;
   /** Beyond this many rows in the table, the longest wait grows in proportion (a run's cost grows with the table). */
@@ -33,10 +35,10 @@ const indexed = (s: Sample) => s.total - s.rows;
  * after a load of 200,000 documents. So a search that finds more than `aboveRows` rows waiting
  * waits for a maintenance run to fold them in (for `maxWaitMs` at most), then runs on the indexed
  * table. While rows are still arriving (a load goes on), it waits only for a tail of at least half
- * the indexed rows: during a load, a run starts once the tail reaches half the table it last left
- * (LanceSearchIndex), and such a run costs less than scanning such a tail (a run costs about
- * 0.023 ms a row of the table, a scan 0.09 ms a row of the tail); a shorter tail is scanned at
- * once. A wait that ran out is not repeated until a run changes the indexed rows (maintenance may
+ * the indexed rows and `whileAddingAbove` rows: during a load, while someone searches, a run starts
+ * once the tail reaches both (LanceSearchIndex), and such a run costs less than scanning such a tail
+ * (a run costs about 0.023 ms a row of the table, a scan 0.09 ms a row of the tail); a shorter
+ * tail is scanned at once. A wait that ran out is not repeated until a run changes the indexed rows (maintenance may
  * be failing, or done by a process that stopped).
  * A run costs in proportion to the table (compaction rewrites it), so the longest wait grows with
  * the table beyond `maxWaitRows`: at a million rows a run took 23 s on 2 cores, and a search
@@ -72,14 +74,14 @@ export class TailWait {
   }
 
   async #wait(): Promise<void> {
-    const { aboveRows, maxWaitMs, maxWaitRows, pollMs } = this.#options;
+    const { aboveRows, whileAddingAbove, maxWaitMs, maxWaitRows, pollMs } = this.#options;
     const first = await this.#sample(pollMs);
     if (first.rows <= aboveRows || indexed(first) === this.#gaveUpAt) return;
     const deadline = Date.now() + maxWaitMs * Math.max(1, first.total / maxWaitRows);
     let now = first;
     for (;;) {
-      // Rows still arriving: no run is near for a tail under half the indexed rows; it is scanned.
-      if (this.#growing() && now.rows * 2 < indexed(now)) return;
+      // Rows still arriving: no run is near for a shorter tail; it is scanned.
+      if (this.#growing() && (now.rows * 2 < indexed(now) || now.rows < whileAddingAbove)) return;
       if (Date.now() >= deadline) {
         this.#gaveUpAt = indexed(now);
         return;

@@ -75,12 +75,18 @@ export interface LanceIndexOptions {
   renewCheckMs?: number;
   /**
    * Rows waiting for maintenance above which a search waits for it (default 10,000; 0 for never;
-   * while rows are being added, only for a tail of half the indexed rows or more: see TailWait),
-   * and for how long at most: waitForIndexMs
+   * while rows are being added, only for a tail of half the indexed rows or more, and of at least
+   * waitWhileAddingAbove rows: see TailWait), and for how long at most: waitForIndexMs
    * (default 30 s) for each waitForIndexRows rows of the table (default 500,000), at least
    * waitForIndexMs.
    */
   waitAboveUnindexed?: number;
+  /**
+   * The writers' maintainAfterRows (default its default, 20,000): while someone searches, a
+   * writer starts a run once that many rows (and half the table it last left) wait, so a search
+   * waiting for a run while rows are being added does not wait for a shorter tail.
+   */
+  waitWhileAddingAbove?: number;
   waitForIndexMs?: number;
   waitForIndexRows?: number;
 }
@@ -91,6 +97,7 @@ type Handle = OpenTable & { users: number; retired: boolean; since: number };
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 /** The index's folder, as error details name it. */
 const INDEX_PLACE = "index/";
+const MAINTAIN_AFTER_ROWS = 20_000;
 type Key = { collection: string; docId: string };
 const keyOf = (d: Key) => docKey(d.collection, d.docId);
 
@@ -149,7 +156,7 @@ export class LanceSearchIndex implements SearchIndex {
     this.#options = {
       ...options,
       maintainEveryMs: options.maintainEveryMs ?? 2_000,
-      maintainAfterRows: options.maintainAfterRows ?? 20_000,
+      maintainAfterRows: options.maintainAfterRows ?? MAINTAIN_AFTER_ROWS,
       maintainAfterSearchMs: options.maintainAfterSearchMs ?? 60_000,
       maintainAfterCommits: options.maintainAfterCommits ?? 100,
       keepVersionsMs: options.keepVersionsMs ?? 10_000,
@@ -161,12 +168,14 @@ export class LanceSearchIndex implements SearchIndex {
       renewAfterVersions: options.renewAfterVersions ?? 250,
       renewCheckMs: options.renewCheckMs ?? 5_000,
       waitAboveUnindexed: options.waitAboveUnindexed ?? 10_000,
+      waitWhileAddingAbove: options.waitWhileAddingAbove ?? MAINTAIN_AFTER_ROWS,
       waitForIndexMs: options.waitForIndexMs ?? 30_000,
       waitForIndexRows: options.waitForIndexRows ?? 500_000,
     };
     this.#demand = new SearchDemand(options.dir, this.#options.maintainAfterSearchMs);
     this.#tail = new TailWait(() => this.#textIndexCount(), {
       aboveRows: this.#options.waitAboveUnindexed,
+      whileAddingAbove: this.#options.waitWhileAddingAbove,
       maxWaitMs: this.#options.waitForIndexMs,
       maxWaitRows: this.#options.waitForIndexRows,
     });
