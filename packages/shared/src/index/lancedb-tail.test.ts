@@ -74,27 +74,18 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     };
   }
 
-  it("does not wait while rows are being added, for a tail under half the indexed rows", { timeout: 30_000 }, async () => {
-    // 60 rows indexed, 20 waiting: no run is near, the tail is scanned.
-    const { writer, reader } = await pair({ waitForIndexMs: 20_000 }, 60);
-    const stop = loading(writer, 80);
-    try {
-      const { value: hits, ms } = await timed(search(reader));
-      expect(ms).toBeLessThan(5_000);
-      expect(hits.length).toBeGreaterThanOrEqual(80);
-    } finally {
-      await stop();
-    }
-  });
-
-  it("does not wait while rows are being added, for a tail shorter than waitWhileAddingAbove", { timeout: 30_000 }, async () => {
+  it.each([
+    // 60 rows indexed, 20 waiting: under half the indexed rows, no run is near.
+    { tail: "under half the indexed rows", indexedRows: 60, options: {} },
     // 1 row indexed, 20 waiting: more than half the indexed rows, fewer than a writer runs for.
-    const { writer, reader } = await pair({ waitForIndexMs: 20_000, waitWhileAddingAbove: 1_000 });
-    const stop = loading(writer, 21);
+    { tail: "shorter than waitWhileAddingAbove", indexedRows: 1, options: { waitWhileAddingAbove: 1_000 } },
+  ])("does not wait while rows are being added, for a tail $tail", { timeout: 30_000 }, async ({ indexedRows, options }) => {
+    const { writer, reader } = await pair({ waitForIndexMs: 20_000, ...options }, indexedRows);
+    const stop = loading(writer, indexedRows + 20);
     try {
       const { value: hits, ms } = await timed(search(reader));
       expect(ms).toBeLessThan(5_000);
-      expect(hits.length).toBeGreaterThanOrEqual(21);
+      expect(hits.length).toBeGreaterThanOrEqual(indexedRows + 20);
     } finally {
       await stop();
     }
