@@ -145,18 +145,29 @@ async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<bool
  * already settled: a job queued again after its version was indexed (the recovery of lost jobs
  * behind a job that was only slow) does nothing. Two runs that overlap both write the version,
  * and the index keeps one copy of each chunk (deterministic chunk ids).
+ *
+ * A job the catalog's own queue claimed carries its record as the claim left it, so the catalog
+ * is not read again. If the document is loaded again or deleted after that claim, its blob may
+ * be gone: the catalog is read then, and a superseded job is skipped. Otherwise the version is
+ * indexed all the same, then removed again when marking it ready finds it no longer current.
  */
 async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
-  const record = await deps.catalog.get(job.collection, job.docId);
-  if (!record || record.version !== job.version || record.status === "ready" || record.status === "failed") return null;
+  const record = job.record ?? (await deps.catalog.get(job.collection, job.docId));
+  if (!pending(record, job)) return null;
   // Queues that do not claim through the catalog (BullMQ) show progress here.
   if (record.status === "queued") await deps.catalog.markProcessing(job.collection, job.docId, job.version);
   try {
     return { record, bytes: await deps.blobs.get(record.blobKey) };
   } catch (err) {
-    if (err instanceof NotFoundError) return { record, bytes: null };
-    throw err;
+    if (!(err instanceof NotFoundError)) throw err;
+    if (job.record && !pending(await deps.catalog.get(job.collection, job.docId), job)) return null;
+    return { record, bytes: null };
   }
+}
+
+/** Whether `record` is the job's version, still to be indexed. */
+function pending(record: DocumentRecord | null, job: IngestJob): record is DocumentRecord {
+  return record !== null && record.version === job.version && record.status !== "ready" && record.status !== "failed";
 }
 
 /** Plain text and Markdown are only decoded: no parser to hang or crash, so no sandbox trip. */

@@ -39,7 +39,7 @@ export const CLAIM_SQL = `UPDATE documents SET status = 'processing', updated_at
       FROM (SELECT id, size, queued_seq FROM documents WHERE status = 'queued' ORDER BY queued_seq, id LIMIT ?)
     ) WHERE upto <= ? OR upto = size
   )
-  RETURNING collection, doc_id, version, job_id`;
+  RETURNING ${COLUMNS}`;
 
 /** listPending's query: its WHERE holds the partial index's condition, so a page reads that index only. */
 export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
@@ -126,7 +126,7 @@ export class SqliteCatalog implements Catalog {
         `UPDATE documents SET status = @status, chunks = coalesce(@chunks, chunks), error = @error, updated_at = @now
          WHERE collection = @collection AND doc_id = @docId AND version = @version`,
       ),
-      claim: db.prepare<[string, number, number], { collection: string; doc_id: string; version: number; job_id: string }>(CLAIM_SQL),
+      claim: db.prepare<[string, number, number], Row>(CLAIM_SQL),
       requeue: db.prepare("UPDATE documents SET status = 'queued' WHERE status = 'processing'"),
       release: db.prepare<[string, string, number]>(
         "UPDATE documents SET status = 'queued' WHERE collection = ? AND doc_id = ? AND version = ? AND status = 'processing'",
@@ -222,11 +222,14 @@ export class SqliteCatalog implements Catalog {
 
   /**
    * Takes up to `limit` queued documents, oldest first, and marks them processing: no more than
-   * `maxBytes` of contents together, unless the first alone is larger.
+   * `maxBytes` of contents together, unless the first alone is larger. Each job carries its
+   * document's record as the claim left it.
    */
   claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): IngestJob[] {
-    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))
-      .map((r) => ({ collection: r.collection, docId: r.doc_id, version: r.version, jobId: r.job_id }));
+    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes)).map((r) => {
+      const record = toRecord(r);
+      return { collection: record.collection, docId: record.docId, version: record.version, jobId: record.jobId, record };
+    });
   }
 
   /** After a crash, whatever was being processed is queued again (indexing is idempotent). */

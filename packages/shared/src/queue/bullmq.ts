@@ -72,7 +72,9 @@ export class BullQueue implements JobQueue {
 
   async enqueue(jobs: IngestJob[]): Promise<void> {
     try {
-      await this.#queue.addBulk(jobs.map((job) => ({ name: ingest.name, data: job, opts: { jobId: job.jobId } })));
+      // The payload only: a record a job may carry stays out of Redis.
+      const payload = ({ collection, docId, version, jobId }: IngestJob) => ({ collection, docId, version, jobId });
+      await this.#queue.addBulk(jobs.map((job) => ({ name: ingest.name, data: payload(job), opts: { jobId: job.jobId } })));
     } catch (err) {
       throw new UnavailableError(`queue unavailable: ${(err as Error).message}`, err);
     }

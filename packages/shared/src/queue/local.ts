@@ -8,6 +8,8 @@ export interface QueueTable {
   /**
    * Marks up to `limit` queued documents as processing and returns their jobs, unvalidated:
    * no more than `maxBytes` of raw contents together, unless the first document alone is larger.
+   * A job may carry its document's record as the claim left it (`record`); it is kept when it
+   * is the record of the job's version.
    */
   claimQueued(limit: number, maxBytes?: number): unknown[] | Promise<unknown[]>;
   requeueProcessing(): number | Promise<number>;
@@ -90,7 +92,10 @@ export class LocalQueue implements JobQueue {
         this.#logger.warn({ queue, ...detail }, "dropped a malformed ingestion job");
         this.#dropped(queue, detail);
       });
-      return job ? [job] : [];
+      if (!job) return [];
+      const { record } = row as IngestJob;
+      const ofThisVersion = record?.collection === job.collection && record.docId === job.docId && record.version === job.version;
+      return [ofThisVersion ? { ...job, record } : job];
     });
   }
 
