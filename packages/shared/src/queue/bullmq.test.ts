@@ -56,6 +56,14 @@ describe("BullQueue: pending jobs and resubmission", () => {
     expect(await raw.getJobCounts("waiting")).toEqual({ waiting: 2 });
   });
 
+  it("stores the payload only, never a record a job carries", async () => {
+    const { queue, raw } = fixture();
+    const plain = job();
+    const record = { ...plain, status: "processing", metadata: { secret: "kept out" } } as unknown as IngestJob["record"];
+    await queue.enqueue([{ ...plain, record }]);
+    expect((await raw.getJob(plain.jobId))?.data).toEqual(plain);
+  });
+
   it("calls pending exactly the jobs that BullMQ's getJobState calls waiting, delayed, prioritized or active", async () => {
     // isPending reads the job's hash rather than scanning the waiting list: the two must agree.
     const { queue, raw, prefix } = fixture();
