@@ -49,7 +49,7 @@ describe("SqliteCatalog's counts per collection", () => {
             if (kind === 1) await catalog.rollback(record, previous);
           } else if (kind === 2 && current) await catalog.markReady(collection, docId, current.version, 1);
           else if (kind === 3 && current) await catalog.markFailed(collection, docId, current.version, "no");
-          else if (kind === 4) catalog.claimQueued(2);
+          else if (kind === 4) await catalog.claimQueued(2);
           else if (kind === 5) await catalog.delete(collection, docId);
           else if (kind === 6 && n === 0) await catalog.deleteCollection(collection);
         }
@@ -146,16 +146,40 @@ describe("SqliteCatalog's queue claims", () => {
     const catalog = new SqliteCatalog(db);
     try {
       for (const [i, size] of [10, 20, 30, 40, 5, 5, 5].entries()) await catalog.accept(newDocument("c", `d${i}`, { size }));
-      const claim = (limit: number, maxBytes?: number) => catalog.claimQueued(limit, maxBytes).map((j) => j.docId).sort();
-      expect(claim(10, 35)).toEqual(["d0", "d1"]); // 10 + 20; with 30 more, 60
-      expect(claim(10, 35)).toEqual(["d2"]);
-      expect(claim(10, 35)).toEqual(["d3"]); // 40 > 35, claimed alone
-      expect(claim(2)).toEqual(["d4", "d5"]);
-      expect(claim(10, 35)).toEqual(["d6"]);
-      expect(claim(10, 35)).toEqual([]);
+      const claim = async (limit: number, maxBytes?: number) => (await catalog.claimQueued(limit, maxBytes)).map((j) => j.docId).sort();
+      expect(await claim(10, 35)).toEqual(["d0", "d1"]); // 10 + 20; with 30 more, 60
+      expect(await claim(10, 35)).toEqual(["d2"]);
+      expect(await claim(10, 35)).toEqual(["d3"]); // 40 > 35, claimed alone
+      expect(await claim(2)).toEqual(["d4", "d5"]);
+      expect(await claim(10, 35)).toEqual(["d6"]);
+      expect(await claim(10, 35)).toEqual([]);
       const statuses = db.prepare("SELECT status, count(*) AS n FROM documents GROUP BY status").all();
       expect(statuses).toEqual([{ status: "processing", n: 7 }]);
     } finally {
+      await catalog.close();
+    }
+  });
+
+  it("wait for another connection's write lock without holding up the event loop, then take the rows", async () => {
+    const file = path.join(dir, "catalog.sqlite");
+    const catalog = new SqliteCatalog(openDatabase(file, CATALOG_SCHEMA));
+    const other = openDatabase(file, CATALOG_SCHEMA);
+    try {
+      await catalog.accept(newDocument("c", "d0"));
+      other.exec("BEGIN IMMEDIATE"); // another thread's write transaction, holding the lock
+      let turns = 0;
+      const ticking = setInterval(() => turns++, 1);
+      const claimed = catalog.claimQueued(10);
+      await new Promise((r) => setTimeout(r, 100));
+      const turnsWhileHeld = turns;
+      other.exec("COMMIT");
+      const jobs = await claimed;
+      clearInterval(ticking);
+      // SQLite's busy handler would have slept in this thread all the while.
+      expect(turnsWhileHeld).toBeGreaterThan(10);
+      expect(jobs.map((j) => j.docId)).toEqual(["d0"]);
+    } finally {
+      other.close();
       await catalog.close();
     }
   });

@@ -1,7 +1,8 @@
 import path from "node:path";
 import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
-import type { Db } from "../sqlite/db.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { BUSY_TIMEOUT_MS, type Db } from "../sqlite/db.ts";
 import { decodeCursor, documentCursor, encodeCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 import { writing } from "../storage-errors.ts";
@@ -45,6 +46,9 @@ export const CLAIM_SQL = `UPDATE documents SET status = 'processing', updated_at
 export const PENDING_SQL = `SELECT ${COLUMNS}, id FROM documents
   WHERE status IN ('queued', 'processing') AND updated_at < @before AND (updated_at > @at OR (updated_at = @at AND id > @id))
   ORDER BY updated_at, id LIMIT @limit`;
+
+/** How long a claim tries for the write lock without waiting in SQLite's busy handler (see claimQueued). */
+const CLAIM_POLL_MS = 200;
 
 function toRecord(row: Row): DocumentRecord {
   return {
@@ -224,12 +228,40 @@ export class SqliteCatalog implements Catalog {
    * Takes up to `limit` queued documents, oldest first, and marks them processing: no more than
    * `maxBytes` of contents together, unless the first alone is larger. Each job carries its
    * document's record as the claim left it.
+   *
+   * While another connection holds the write lock (the HTTP thread committing accepts), it
+   * tries again every millisecond instead of sleeping in SQLite's busy handler, whose sleeps
+   * grow to tens of milliseconds and hold this thread's event loop meanwhile: the batch in
+   * flight goes on. After CLAIM_POLL_MS of that, it waits in the busy handler as other writes
+   * do, so a claim still fails with SQLITE_BUSY only after BUSY_TIMEOUT_MS more.
    */
-  claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): IngestJob[] {
-    return writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes)).map((r) => {
+  async claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<IngestJob[]> {
+    const since = performance.now();
+    let rows: Row[] | null;
+    while ((rows = this.#withoutWaiting(() => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))) === null) {
+      if (performance.now() - since > CLAIM_POLL_MS) {
+        rows = writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes));
+        break;
+      }
+      await sleep(1);
+    }
+    return rows.map((r) => {
       const record = toRecord(r);
       return { collection: record.collection, docId: record.docId, version: record.version, jobId: record.jobId, record };
     });
+  }
+
+  /** `write`'s result, or null when another connection holds the write lock (it is not waited for). */
+  #withoutWaiting<T>(write: () => T): T | null {
+    this.#db.pragma("busy_timeout = 0");
+    try {
+      return writing(this.#place, write);
+    } catch (err) {
+      if ((err as { code?: string }).code === "SQLITE_BUSY") return null;
+      throw err;
+    } finally {
+      this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    }
   }
 
   /** After a crash, whatever was being processed is queued again (indexing is idempotent). */

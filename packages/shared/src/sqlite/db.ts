@@ -108,6 +108,9 @@ function enableWal(db: Db): void {
   }
 }
 
+/** How long a write waits for another connection's write lock before it fails with SQLITE_BUSY. */
+export const BUSY_TIMEOUT_MS = 10_000;
+
 /** Opens (and creates) a database in WAL mode; several threads or processes may share the file. */
 export function openDatabase(file: string, schema: string, options: OpenOptions = {}): Db {
   if (file !== ":memory:") mkdirSync(path.dirname(file), { recursive: true });
@@ -116,7 +119,7 @@ export function openDatabase(file: string, schema: string, options: OpenOptions 
   // NORMAL in WAL mode loses nothing when the process dies; only an OS crash can drop the
   // last transactions. FULL would cost an fsync per load.
   db.pragma("synchronous = NORMAL");
-  db.pragma("busy_timeout = 10000");
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma("foreign_keys = ON");
   db.pragma("cache_size = -65536");
   if (options.checkpoint === "external") db.pragma("wal_autocheckpoint = 0");
