@@ -257,7 +257,7 @@ export class SqliteCatalog implements Catalog {
     try {
       return writing(this.#place, write);
     } catch (err) {
-      if ((err as { code?: string }).code === "SQLITE_BUSY") return null;
+      if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) return null;
       throw err;
     } finally {
       this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
