@@ -30,6 +30,7 @@ export type {
   BlobStore,
   Catalog,
   Citation,
+  ClaimedJob,
   ChunkInput,
   DocumentChunks,
   DocumentRecord,

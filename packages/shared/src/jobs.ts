@@ -6,7 +6,6 @@
  */
 import { z } from "zod";
 import type { JobsOptions } from "bullmq";
-import type { DocumentRecord } from "./ports.ts";
 
 function defineQueue<S extends z.ZodType>(name: string, payload: S, options: JobsOptions) {
   return { name, payload, options } as const;
@@ -36,12 +35,8 @@ export const QUEUES = {
 export type QueueName = keyof typeof QUEUES;
 export type JobOf<N extends QueueName> = z.infer<(typeof QUEUES)[N]["payload"]>;
 
-/**
- * One version of one document to ingest. `record`, outside the payload: the document's record
- * as the queue's claim left it, when the queue is the catalog itself (the embedded mode's), so
- * the worker need not read it again; a queue of payloads (BullMQ) has none.
- */
-export type IngestJob = JobOf<"ingest"> & { record?: DocumentRecord };
+/** One version of one document to ingest. */
+export type IngestJob = JobOf<"ingest">;
 
 /**
  * How a batch is handed out. `finalAttempt`: no retry follows a failure. `abandon`: the jobs must

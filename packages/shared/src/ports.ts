@@ -25,6 +25,13 @@ export interface BlobStore {
 
 export type DocumentStatus = "queued" | "processing" | "ready" | "failed";
 
+/**
+ * An ingestion job as a queue hands it out. `record`, outside the payload: the document's record
+ * as the queue's claim left it, when the queue is the catalog itself (the embedded mode's), so
+ * the worker need not read it again; a queue of payloads (BullMQ) has none.
+ */
+export type ClaimedJob = IngestJob & { record?: DocumentRecord };
+
 /** One document as the catalog knows it: its latest accepted version and where it stands. */
 export interface DocumentRecord {
   collection: string;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createLogger, createServices, loadConfig, parseFilter, type ApiServices, type ExtractionSandbox, type IngestJob, type LocalCatalog } from "@docstore/shared";
+import { createLogger, createServices, loadConfig, parseFilter, type ApiServices, type ExtractionSandbox, type ClaimedJob, type LocalCatalog } from "@docstore/shared";
 import { createExtractor } from "./extractor.ts";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
@@ -64,8 +64,8 @@ const found = async (query: string) =>
  * Runs the queue (the catalog's documents table) with the ingestion pipeline, `before` called
  * with each batch before it is ingested, until no document is queued or processing.
  */
-async function consume(before: (jobs: IngestJob[]) => Promise<void> = async () => {}) {
-  const batches: IngestJob[][] = [];
+async function consume(before: (jobs: ClaimedJob[]) => Promise<void> = async () => {}) {
+  const batches: ClaimedJob[][] = [];
   services.queue.start({
     ingest: async (jobs, attempt) => {
       batches.push(jobs);

@@ -15,7 +15,7 @@ import {
   type DocumentRecord,
   type Embedder,
   type IndexedDocument,
-  type IngestJob,
+  type ClaimedJob,
   type Logger,
   type SearchIndex,
   type SupportedType,
@@ -44,7 +44,7 @@ interface Prepared {
  * ready or failed, is skipped, and a version indexed while it was being deleted is removed
  * again, so deletes always win.
  */
-export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt: Attempt = { finalAttempt: false }): Promise<void> {
+export async function ingestBatch(jobs: ClaimedJob[], deps: PipelineDeps, attempt: Attempt = { finalAttempt: false }): Promise<void> {
   if (attempt.abandon !== undefined) {
     deps.logger.error({ jobs: jobs.map((j) => `${j.collection}/${j.docId}`), reason: attempt.abandon }, "giving up on ingestion jobs");
     return giveUp(jobs, attempt.abandon, deps);
@@ -68,7 +68,7 @@ export async function ingestBatch(jobs: IngestJob[], deps: PipelineDeps, attempt
  * found by a search. A version already settled (an earlier run got as far as marking it ready)
  * is left as it is.
  */
-async function giveUp(jobs: IngestJob[], reason: string, deps: PipelineDeps): Promise<void> {
+async function giveUp(jobs: ClaimedJob[], reason: string, deps: PipelineDeps): Promise<void> {
   await Promise.all(
     jobs.map(async (j) => {
       const record = await deps.catalog.get(j.collection, j.docId);
@@ -81,7 +81,7 @@ async function giveUp(jobs: IngestJob[], reason: string, deps: PipelineDeps): Pr
   );
 }
 
-async function ingest(jobs: IngestJob[], deps: PipelineDeps): Promise<void> {
+async function ingest(jobs: ClaimedJob[], deps: PipelineDeps): Promise<void> {
   // I/O of the whole batch at once; the catalog and blob adapters batch or parallelise it.
   const loaded = await Promise.all(jobs.map((job) => load(job, deps)));
   const prepared: Prepared[] = [];
@@ -151,7 +151,7 @@ async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<bool
  * be gone: the catalog is read then, and a superseded job is skipped. Otherwise the version is
  * indexed all the same, then removed again when marking it ready finds it no longer current.
  */
-async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
+async function load(job: ClaimedJob, deps: PipelineDeps): Promise<{ record: DocumentRecord; bytes: Uint8Array | null } | null> {
   const record = job.record ?? (await deps.catalog.get(job.collection, job.docId));
   if (!pending(record, job)) return null;
   // Queues that do not claim through the catalog (BullMQ) show progress here.
@@ -166,7 +166,7 @@ async function load(job: IngestJob, deps: PipelineDeps): Promise<{ record: Docum
 }
 
 /** Whether `record` is the job's version, still to be indexed. */
-function pending(record: DocumentRecord | null, job: IngestJob): record is DocumentRecord {
+function pending(record: DocumentRecord | null, job: ClaimedJob): record is DocumentRecord {
   return record !== null && record.version === job.version && record.status !== "ready" && record.status !== "failed";
 }
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import type { Catalog, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
+import type { Catalog, ClaimedJob, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import { setTimeout as sleep } from "node:timers/promises";
 import { BUSY_TIMEOUT_MS, type Db } from "../sqlite/db.ts";
@@ -235,7 +235,7 @@ export class SqliteCatalog implements Catalog {
    * flight goes on. After CLAIM_POLL_MS of that, it waits in the busy handler as other writes
    * do, so a claim still fails with SQLITE_BUSY only after BUSY_TIMEOUT_MS more.
    */
-  async claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<IngestJob[]> {
+  async claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<ClaimedJob[]> {
     const since = performance.now();
     let rows: Row[] | null;
     while ((rows = this.#withoutWaiting(() => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))) === null) {

@@ -7,6 +7,7 @@ import { createLogger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
 import { deleteRedisKeys, freePort, RedisServer, testRedisPrefix } from "../../test-support/redis-server.ts";
 import type { IngestJob } from "../jobs.ts";
+import type { ClaimedJob } from "../ports.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
 const logger = createLogger("silent");
@@ -59,8 +60,9 @@ describe("BullQueue: pending jobs and resubmission", () => {
   it("stores the payload only, never a record a job carries", async () => {
     const { queue, raw } = fixture();
     const plain = job();
-    const record = { ...plain, status: "processing", metadata: { secret: "kept out" } } as unknown as IngestJob["record"];
-    await queue.enqueue([{ ...plain, record }]);
+    const record = { ...plain, status: "processing", metadata: { secret: "kept out" } } as unknown as ClaimedJob["record"];
+    const carried: ClaimedJob = { ...plain, record };
+    await queue.enqueue([carried]);
     expect((await raw.getJob(plain.jobId))?.data).toEqual(plain);
   });
 

@@ -72,7 +72,7 @@ export class BullQueue implements JobQueue {
 
   async enqueue(jobs: IngestJob[]): Promise<void> {
     try {
-      // The payload only: a record a job may carry stays out of Redis.
+      // The payload only: the record a claimed job may carry (ClaimedJob) stays out of Redis.
       const payload = ({ collection, docId, version, jobId }: IngestJob) => ({ collection, docId, version, jobId });
       await this.#queue.addBulk(jobs.map((job) => ({ name: ingest.name, data: payload(job), opts: { jobId: job.jobId } })));
     } catch (err) {

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import type { JobQueue } from "../ports.ts";
+import type { ClaimedJob, JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../jobs.ts";
 
@@ -86,14 +86,14 @@ export class LocalQueue implements JobQueue {
   }
 
   /** The claimed rows that are well-formed jobs; the others are logged, counted and left out. */
-  #valid(rows: unknown[]): IngestJob[] {
+  #valid(rows: unknown[]): ClaimedJob[] {
     return rows.flatMap((row) => {
       const job = parseJob("ingest", row, undefined, (queue, detail) => {
         this.#logger.warn({ queue, ...detail }, "dropped a malformed ingestion job");
         this.#dropped(queue, detail);
       });
       if (!job) return [];
-      const { record } = row as IngestJob;
+      const { record } = row as ClaimedJob;
       const ofThisVersion = record?.collection === job.collection && record.docId === job.docId && record.version === job.version;
       return [ofThisVersion ? { ...job, record } : job];
     });
