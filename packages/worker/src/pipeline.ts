@@ -72,7 +72,7 @@ async function giveUp(jobs: ClaimedJob[], reason: string, deps: PipelineDeps): P
   await Promise.all(
     jobs.map(async (j) => {
       const record = await deps.catalog.get(j.collection, j.docId);
-      if (!record || record.version !== j.version || record.status === "ready" || record.status === "failed") return;
+      if (!pending(record, j)) return;
       if (!(await deps.catalog.markFailed(j.collection, j.docId, j.version, reason))) return;
       await deps.index.deleteDocument(j.collection, j.docId, j.version).catch((err: unknown) => {
         deps.logger.warn({ err, collection: j.collection, docId: j.docId }, "index rows of a failed document not removed");

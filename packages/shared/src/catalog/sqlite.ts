@@ -236,11 +236,12 @@ export class SqliteCatalog implements Catalog {
    * do, so a claim still fails with SQLITE_BUSY only after BUSY_TIMEOUT_MS more.
    */
   async claimQueued(limit: number, maxBytes = Number.MAX_SAFE_INTEGER): Promise<ClaimedJob[]> {
+    const claim = () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes);
     const since = performance.now();
     let rows: Row[] | null;
-    while ((rows = this.#withoutWaiting(() => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes))) === null) {
+    while ((rows = this.#withoutWaiting(claim)) === null) {
       if (performance.now() - since > CLAIM_POLL_MS) {
-        rows = writing(this.#place, () => this.#stmt.claim.all(new Date().toISOString(), limit, maxBytes));
+        rows = writing(this.#place, claim);
         break;
       }
       await sleep(1);
