@@ -207,6 +207,31 @@ describe("LanceSearchIndex", () => {
     db.close();
   });
 
+  it("rests after a run before folding in a short tail, and folds in a longer one at once", async () => {
+    const dir = tempDir();
+    // Writes pause for 50 ms; a run of tens of milliseconds is followed by a rest of a minute or more.
+    const index = make({ dir, maintainEveryMs: 100, restFactor: 1_000, restTailRows: 5 });
+    await index.indexDocuments([whole(doc("d0", "curlew 0"))]);
+    await index.maintain();
+    const db = await connect(dir);
+    const table = await db.openTable("chunks");
+    const unindexed = async () => {
+      await table.checkoutLatest();
+      return (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? -1;
+    };
+    expect(await unindexed()).toBe(0);
+    for (let i = 1; i <= 2; i++) await index.indexDocuments([whole(doc(`d${i}`, `curlew ${i}`))]);
+    await new Promise((r) => setTimeout(r, 2_000)); // 20 ticks of the timer, each after the pause
+    expect(await unindexed()).toBe(2);
+    await index.indexDocuments([3, 4, 5, 6].map((i) => whole(doc(`d${i}`, `curlew ${i}`))));
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await unindexed()) !== 0) await new Promise((r) => setTimeout(r, 100));
+    expect(await unindexed()).toBe(0);
+    table.close();
+    db.close();
+    expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 50 })).toHaveLength(7);
+  });
+
   it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });
