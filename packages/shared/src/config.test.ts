@@ -22,7 +22,7 @@ describe("loadConfig", () => {
     expect(c.index.kind).toBe("lancedb");
     expect(c.embedder.kind).toBe("none");
     expect(c.auth.tokens).toBeUndefined();
-    expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64 });
+    expect(c.ingest).toEqual({ chunkTokens: 512, overlapTokens: 64, threads: 1 });
     expect(c.search.maxK).toBe(100);
     expect(c.http.corsOrigins).toEqual([]);
     expect(c.search.fusion).toEqual(DEFAULT_FUSION);

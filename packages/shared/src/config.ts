@@ -105,6 +105,7 @@ const envSchema = z.object({
   CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
   CHUNK_TOKENS: int(32, 8192).default(DEFAULT_CHUNK_TOKENS),
   CHUNK_OVERLAP_TOKENS: int(0, 4096).default(DEFAULT_CHUNK_OVERLAP_TOKENS),
+  CHUNK_THREADS: int(0, 64).default(1),
   EXTRACT_TIMEOUT_MS: int(100, 3_600_000).default(60_000),
   EXTRACT_MEMORY_MB: int(64, 16_384).default(512),
   MAX_UNCOMPRESSED_BYTES: int(1024, 2 ** 40).default(200 * 1024 * 1024),
@@ -232,7 +233,7 @@ export function loadConfig(env: Env) {
       requestTimeoutMs: e.EMBEDDING_TIMEOUT_MS,
       queryTimeoutMs: e.EMBEDDING_QUERY_TIMEOUT_MS,
     },
-    ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS },
+    ingest: { chunkTokens: e.CHUNK_TOKENS, overlapTokens: e.CHUNK_OVERLAP_TOKENS, threads: e.CHUNK_THREADS },
     extraction: {
       timeoutMs: e.EXTRACT_TIMEOUT_MS,
       memoryMb: e.EXTRACT_MEMORY_MB,

@@ -56,6 +56,8 @@ export { extractText } from "./extract/text.ts";
 export { joinSections, type Extracted } from "./extract/types.ts";
 export { createExtractionSandbox, DISPATCH_MODULE, type ExtractionSandbox } from "./extract/sandbox.ts";
 export { chunkText } from "./chunk/chunk.ts";
+export { chunkDocument, type DocumentChunk } from "./chunk/document.ts";
+export { createChunker, type Chunker } from "./chunk/chunker.ts";
 export { citeChunks } from "./chunk/citations.ts";
 export { filterTypos } from "./filter/typos.ts";
 export { closestName } from "./domain/suggest.ts";

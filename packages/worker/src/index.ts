@@ -1,4 +1,4 @@
-import type { Config, JobHandlers, Logger, WorkerServices } from "@docstore/shared";
+import { createChunker, type Config, type JobHandlers, type Logger, type WorkerServices } from "@docstore/shared";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 import { createExtractor } from "./extractor.ts";
 import type { WorkerMetrics } from "./metrics.ts";
@@ -17,6 +17,7 @@ export function runWorker(
 ): { stop(): Promise<void> } {
   const { metrics, working } = hooks;
   const extractor = createExtractor(config);
+  const chunker = createChunker(config.ingest, config.ingest.threads);
   const deps: PipelineDeps = {
     catalog: services.catalog,
     blobs: services.blobs,
@@ -24,7 +25,7 @@ export function runWorker(
     embedder: services.embedder,
     extractor,
     logger,
-    chunking: config.ingest,
+    chunker,
   };
   const handlers: JobHandlers = {
     ingest: async (jobs, attempt) => {
@@ -44,6 +45,7 @@ export function runWorker(
     async stop() {
       await services.queue.stop();
       await extractor.close();
+      await chunker.close();
     },
   };
 }

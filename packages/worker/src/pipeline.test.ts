@@ -5,7 +5,7 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createLogger, createServices, loadConfig, parseFilter, type ApiServices, type ExtractionSandbox, type ClaimedJob, type LocalCatalog } from "@docstore/shared";
+import { createChunker, createLogger, createServices, loadConfig, parseFilter, type ApiServices, type ExtractionSandbox, type ClaimedJob, type LocalCatalog } from "@docstore/shared";
 import { createExtractor } from "./extractor.ts";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
@@ -25,11 +25,12 @@ beforeEach(() => {
   services = createServices(config, logger, { role: "api" });
   catalog = services.localCatalog!;
   extractor = createExtractor(config);
-  deps = { ...services, extractor, logger, chunking: config.ingest };
+  deps = { ...services, extractor, logger, chunker: createChunker(config.ingest, config.ingest.threads) };
 });
 afterEach(async () => {
   await services.queue.stop();
   await extractor.close();
+  await deps.chunker.close();
   await services.close();
   rmSync(dir, { recursive: true, force: true });
 });

@@ -3,13 +3,12 @@ import {
   EmbeddingRejectedError,
   NotFoundError,
   StorageError,
-  chunkText,
-  citeChunks,
   extractText,
   joinSections,
   type Attempt,
   type Extracted,
   type BlobStore,
+  type Chunker,
   type Catalog,
   type ChunkInput,
   type DocumentRecord,
@@ -29,7 +28,8 @@ export interface PipelineDeps {
   /** Runs extractors isolated and timed (a worker-thread sandbox). */
   extractor: { extract(bytes: Uint8Array, type: string): Promise<Extracted> };
   logger: Logger;
-  chunking: { chunkTokens: number; overlapTokens: number };
+  /** Chunks extracted text, on threads of its own or not (createChunker). */
+  chunker: Chunker;
 }
 
 interface Prepared {
@@ -182,21 +182,15 @@ async function prepare(record: DocumentRecord, bytes: Uint8Array | null, deps: P
   return chunked(record, extracted, deps);
 }
 
-/** Chunks an extracted document and gives each chunk its citation (page, sheet, slide, headings). */
-function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDeps): Prepared {
+/** Chunks an extracted document; each chunk cites its page, sheet or slide, and headings. */
+async function chunked(record: DocumentRecord, extracted: Extracted, deps: PipelineDeps): Promise<Prepared> {
   const { text, sections } = extracted;
-  // A chunk never spans two pages, sheets or slides, so each cites exactly one.
-  const chunks = sections.length === 0
-    ? chunkText(text, deps.chunking)
-    : sections.flatMap((s) =>
-        chunkText(text.slice(s.start, s.end), deps.chunking).map((c) => ({ ...c, start: c.start + s.start, end: c.end + s.start })),
-      ).map((c, index) => ({ ...c, index }));
+  const chunks = await deps.chunker.chunk(text, sections);
   if (chunks.length === 0) throw new DocumentError("no extractable text");
-  const citations = citeChunks(text, sections, chunks);
   return {
     record,
     doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text, sha256: record.sha256 },
-    chunks: chunks.map(({ index, text: t, start, end }, i) => ({ index, text: t, start, end, citation: citations[i] })),
+    chunks: chunks.map(({ index, start, end, citation }) => ({ index, text: text.slice(start, end), start, end, citation })),
   };
 }
 
