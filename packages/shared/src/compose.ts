@@ -136,7 +136,11 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
       // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size:
       // up to 1,024 documents a batch (200,000 documents of 1 KB were all ready in 38-44 s, against
       // 45-47 s with 512), and 32 MiB of contents at most, as a batch is read into memory whole.
-      queue = new LocalQueue(sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 1024, batchBytes: 32 * 1024 * 1024, inFlight: 2 });
+      // Three batches at once, one a stage: read and chunked (the worker's threads), written to
+      // the index (LanceDB's), marked ready (the API thread's). 200,000 documents (bench:scale,
+      // service only, two pairs of runs) were ready at 6,812 and 7,014 docs/s against 6,515 and
+      // 6,209 with two; indexed alone (bench:split) at 11,975 and 11,291 against 10,898 and 8,717.
+      queue = new LocalQueue(sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 1024, batchBytes: 32 * 1024 * 1024, inFlight: 3 });
     }
   }
 

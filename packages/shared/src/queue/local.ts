@@ -124,8 +124,9 @@ export class LocalQueue implements JobQueue {
       const jobs = this.#valid(rows);
       if (jobs.length === 0) continue;
       // Up to `#inFlight` batches at once: one is prepared (extracted, chunked: JavaScript) while
-      // the one before is written to the index (native threads). Handlers must allow this; the
-      // ingestion pipeline does, as index writes and catalog marks are guarded by version.
+      // the one before is written to the index (native threads), and the one before that marked
+      // ready. Handlers must allow this; the ingestion pipeline does, as index writes and catalog
+      // marks are guarded by version.
       const handled = this.#handle(handlers, jobs);
       running.add(handled);
       void handled.finally(() => running.delete(handled));
