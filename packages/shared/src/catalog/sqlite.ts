@@ -1,7 +1,7 @@
 import path from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Catalog, ClaimedJob, CollectionStats, DocumentRecord, IngestJob, NewDocument, Page } from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
-import { setTimeout as sleep } from "node:timers/promises";
 import { BUSY_TIMEOUT_MS, type Db } from "../sqlite/db.ts";
 import { decodeCursor, documentCursor, encodeCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
