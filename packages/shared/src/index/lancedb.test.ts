@@ -129,43 +129,6 @@ describe("LanceSearchIndex", () => {
     expect(await index.search({ query: "tern", collections: ["c"], filter: all, k: 10 })).toHaveLength(5);
   });
 
-  it("while nobody searches, lets 15 × maintainAfterRows rows wait before a run; once searched, maintainAfterRows", { timeout: 60_000 }, async () => {
-    const unindexedOf = async (dir: string) => {
-      const db = await connect(dir);
-      const table = await db.openTable("chunks");
-      try {
-        return (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? -1;
-      } finally {
-        table.close();
-        db.close();
-      }
-    };
-    /** The rows outside the full-text index once they stop changing (a run started by rows ends meanwhile), or at the deadline. */
-    const settled = async (dir: string, until: (n: number) => boolean, ms: number) => {
-      const deadline = Date.now() + ms;
-      let n = await unindexedOf(dir);
-      while (!until(n) && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
-        n = await unindexedOf(dir);
-      }
-      return n;
-    };
-    const quiet = tempDir();
-    const index = make({ dir: quiet, maintainAfterRows: 2 }); // no timer: only rows and commits start a run
-    for (let i = 0; i < 20; i++) await index.indexDocuments([whole(doc(`d${i}`, `plover ${i}`))]);
-    // 20 rows: past 5 × 2 (a run, which leaves fewer than 20), short of 15 × 2.
-    expect(await settled(quiet, (n) => n < 20, 3_000)).toBe(20);
-    for (let i = 20; i < 30; i++) await index.indexDocuments([whole(doc(`d${i}`, `plover ${i}`))]);
-    expect(await settled(quiet, (n) => n === 0, 30_000)).toBe(0);
-
-    const searched = tempDir();
-    const other = make({ dir: searched, maintainAfterRows: 2 });
-    await other.search({ query: "plover", collections: ["c"], filter: all, k: 1 });
-    await other.indexDocuments([0, 1].map((i) => whole(doc(`d${i}`, `plover ${i}`))));
-    expect(await settled(searched, (n) => n === 0, 30_000)).toBe(0);
-    expect(await other.search({ query: "plover", collections: ["c"], filter: all, k: 10 })).toHaveLength(2);
-  });
-
   it("keeps every write made while maintenance runs: appends, replacements and deletes", async () => {
     for (const soleWriter of [true, false]) {
       const dir = tempDir();

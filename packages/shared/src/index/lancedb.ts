@@ -31,9 +31,9 @@ export interface LanceIndexOptions {
   /**
    * How long after a search (in any process on the folder) maintainAfterRows and
    * maintainAfterCommits apply (default 60 s; Infinity for always). While nobody searches, a run
-   * starts after as many rows as half the table held at the last one, at least
-   * UNSEARCHED_ROWS × maintainAfterRows (300,000 by default), or after 10 × maintainAfterCommits
-   * commits, or once writes pause. See SearchDemand.
+   * starts after as many rows as half the table held at the last one, at least 5 ×
+   * maintainAfterRows, or after 10 × maintainAfterCommits commits, or once writes pause. See
+   * SearchDemand.
    */
   maintainAfterSearchMs?: number;
   /**
@@ -108,13 +108,6 @@ type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 /** The index's folder, as error details name it. */
 const INDEX_PLACE = "index/";
 const MAINTAIN_AFTER_ROWS = 20_000;
-/**
- * While nobody searches, rows wait for this many times maintainAfterRows before a run (see
- * #maintainIfDue). A run during a load rewrites the rows it folded in again at the next one:
- * with 5, a load of 200,000 documents nobody searched had a run at 100,000 (about 8 CPU s)
- * whose work the fold-in at its end redid; with 15 it is folded in once, at its end.
- */
-const UNSEARCHED_ROWS = 15;
 type Key = { collection: string; docId: string };
 const keyOf = (d: Key) => docKey(d.collection, d.docId);
 
@@ -605,14 +598,14 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
-    // While nobody searches (SearchDemand), rows outside the full-text index may grow to
-    // UNSEARCHED_ROWS × maintainAfterRows before a run, not maintainAfterRows, and commits to 10 ×
+    // While nobody searches (SearchDemand), rows outside the full-text index may grow to 5 ×
+    // maintainAfterRows before a run, not maintainAfterRows, and commits to 10 ×
     // maintainAfterCommits: each run compacts the whole table, and only searches need that tail
-    // short. Past 2 × UNSEARCHED_ROWS × maintainAfterRows, half the table decides in both cases,
-    // so the end of a large load leaves at most half as many rows as the last run left to fold in.
+    // short. Past 10 × maintainAfterRows, half the table decides in both cases, so the end of a
+    // large load still leaves at most half the table to fold in.
     const { maintainAfterRows, maintainAfterCommits } = this.#options;
     const searched = this.#demand.recent();
-    const afterRows = Math.max(searched ? maintainAfterRows : UNSEARCHED_ROWS * maintainAfterRows, this.#nextAfterRows);
+    const afterRows = Math.max(searched ? maintainAfterRows : 5 * maintainAfterRows, this.#nextAfterRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
     const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
