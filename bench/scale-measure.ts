@@ -87,16 +87,34 @@ export function threadTicks(pid: number): Map<string, number> {
 }
 
 /** Samples a process's RSS twice a second; `stop()` returns the largest seen. */
-export function rssSampler(pid: number): { stop(): number } {
-  let peak = procBytes(pid, "VmRSS");
-  const timer = setInterval(() => (peak = Math.max(peak, procBytes(pid, "VmRSS"))), 500);
-  timer.unref();
-  return {
+export interface RssSampler {
+  /** What the process is doing now (set by the bench): the peak is reported with it. */
+  phase: string;
+  /** The phase in which the highest sample was taken. */
+  readonly peakPhase: string;
+  stop(): number;
+}
+
+/** Samples a process's RSS every 500 ms; `stop()` returns the highest sample. */
+export function rssSampler(pid: number, phase = ""): RssSampler {
+  let peak = 0;
+  const sampler = {
+    phase,
+    peakPhase: phase,
     stop() {
       clearInterval(timer);
-      return Math.max(peak, procBytes(pid, "VmRSS"));
+      sample();
+      return peak;
     },
   };
+  const sample = () => {
+    const rss = procBytes(pid, "VmRSS");
+    if (rss > peak) [peak, sampler.peakPhase] = [rss, sampler.phase];
+  };
+  sample();
+  const timer = setInterval(sample, 500);
+  timer.unref();
+  return sampler;
 }
 
 /** Disk space a directory takes (allocated blocks, as `du` counts them). */

@@ -3,6 +3,7 @@
  * over HTTP (500 documents a request, 4 requests at once, one collection), then the three
  * query sets from 8 concurrent clients; memory of the service process and disk of DATA_DIR.
  */
+import { writeFileSync } from "node:fs";
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { removeDir, startService, type Service } from "../test/harness.ts";
@@ -165,16 +166,18 @@ export function tagCall(svc: Service): () => Promise<number> {
   };
 }
 
-export async function querySets(svc: Service, opts: ScaleOptions) {
+/** The query sets in order; `phase` hears the name of each as it starts. */
+export async function querySets(svc: Service, opts: ScaleOptions, phase: (name: string) => void = () => {}) {
   const { queries, seconds } = opts;
   const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
   const tag = tagCall(svc);
+  const set = <T>(name: string, run: () => Promise<T>) => (phase(name), run());
   return {
-    first: await pool(CONCURRENCY, 16, 0, search(undefined)),
-    search: await pool(CONCURRENCY, queries.length, seconds, search(undefined)),
-    filtered: await pool(CONCURRENCY, queries.length, seconds, search(FILTER_TEXT)),
-    tag: await pool(CONCURRENCY, queries.length, seconds, tag),
-    searchSettled: await pool(CONCURRENCY, queries.length, seconds, search(undefined)),
+    first: await set("first searches", () => pool(CONCURRENCY, 16, 0, search(undefined))),
+    search: await set("search", () => pool(CONCURRENCY, queries.length, seconds, search(undefined))),
+    filtered: await set("filtered search", () => pool(CONCURRENCY, queries.length, seconds, search(FILTER_TEXT))),
+    tag: await set("tag lookup", () => pool(CONCURRENCY, queries.length, seconds, tag)),
+    searchSettled: await set("search again", () => pool(CONCURRENCY, queries.length, seconds, search(undefined))),
   };
 }
 
@@ -233,15 +236,16 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
   if (!(searching >= 0)) throw new Error(`SETTLE_SEARCHING: seconds, not ${process.env.SETTLE_SEARCHING}`);
   const svc = await startService({ env: serviceEnv() });
   const pid = svc.proc.pid!;
-  const rss = rssSampler(pid);
+  const rss = rssSampler(pid, "loading");
   console.log(`docstore: embedded service (INDEX=${process.env.INDEX ?? "lancedb"}) pid ${pid}, DATA_DIR ${svc.dataDir}`);
   try {
     const loaded = await load(svc, opts);
     const indexedPerSec = loaded.ready / loaded.seconds;
     console.log(`  end-to-end: ${fmt(indexedPerSec)} docs/s indexed; raw text ${fmt(loaded.rawBytes / MB, 1)} MB`);
     console.log(`  CPU s by service thread when the last was ready: ${threadSeconds(pid)}`);
-    const sets = await querySets(svc, opts);
+    const sets = await querySets(svc, opts, (name) => (rss.phase = name));
     const peakRss = rss.stop();
+    console.log(`  the service's peak RSS was sampled during: ${rss.peakPhase}`);
     const hwm = procBytes(pid, "VmHWM");
     const diskRunning = diskBytes(svc.dataDir);
     if (searching > 0) await diskWhileSearching(svc, opts, searching);
@@ -255,6 +259,7 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
   } finally {
     rss.stop();
     await svc.stop();
+    if (process.env.BENCH_SERVICE_LOG) writeFileSync(process.env.BENCH_SERVICE_LOG, svc.output);
     if (opts.keep) console.log(`  kept DATA_DIR ${svc.dataDir}`);
     else removeDir(svc.dataDir);
   }

@@ -9,6 +9,8 @@
  *   BENCH_SECONDS=10  least duration of each query set (each also runs the 300 queries once)
  *   KEEP=1            keep the service's DATA_DIR and the LanceDB table
  *   BENCH_NODE_ARGS   Node options for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
+ *   BENCH_SERVICE_LOG=FILE  the service's output written there at the end (with LOG_LEVEL=info:
+ *                     its maintenance runs, rows and duration each)
  *   BENCH_INDEX=qdrant  the distributed mode with Qdrant instead of bare LanceDB beside the
  *                     embedded service: loaded with one worker process, then afresh with two
  *                     and searched (scale-qdrant.ts; QDRANT_BIN or QDRANT_URL, BENCH_BLOBS=fs)

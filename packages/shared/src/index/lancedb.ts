@@ -610,10 +610,12 @@ export class LanceSearchIndex implements SearchIndex {
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
     const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
     if (this.#maintaining || !due) return;
+    const started = Date.now();
+    const written = { rows: this.#rows, commits: this.#commits, searched };
     this.#maintaining = this.maintain().then(
       (stats) => {
         this.#maintenanceFailing = false;
-        this.#options.logger?.info({ stats }, "search index maintained");
+        this.#options.logger?.info({ stats, ...written, ms: Date.now() - started }, "search index maintained");
         // Writes committed during the run are folded in once they pause, as after any commit.
         if (this.#commits > 0) this.#checkWhenPaused();
       },
