@@ -47,6 +47,17 @@ function fromFramework(err: unknown): Problem | null {
 }
 
 /**
+ * SQLite's answer when another connection held a database's write lock past the busy timeout
+ * (a checkpoint, a large transaction of another process): the request changed nothing, and the
+ * same request a moment later usually goes through.
+ */
+function fromBusyDatabase(err: unknown): Problem | null {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (code !== "SQLITE_BUSY" && !(typeof code === "string" && code.startsWith("SQLITE_BUSY_"))) return null;
+  return { status: 503, title: statusTitle(503), detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds` };
+}
+
+/**
  * How long a client may go on sending a body that will not be read (a 413, a 401 before an
  * upload) after it was answered: long enough to read the answer and stop, after which the
  * connection is closed rather than read without end. Closing at once could lose the answer:
@@ -88,7 +99,7 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : fromFramework(err);
+    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : (fromBusyDatabase(err) ?? fromFramework(err));
     const log = (req.log ?? logger);
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");

@@ -14,3 +14,4 @@ export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QD
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
 export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
 export { startJwksServer, type JwksServer, type SignOptions } from "./jwks-server.ts";
+export { sqliteBusyError } from "./sqlite-busy.ts";

@@ -134,15 +134,29 @@ export function openDatabase(file: string, schema: string, options: OpenOptions 
 export const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
 /**
+ * How long a TRUNCATE checkpoint waits for the writer and for readers of older snapshots. It
+ * holds the write lock while it waits for the readers, so every other writer waits too: with
+ * the busy timeout (10 s) a load arriving meanwhile timed out and was refused, where this
+ * checkpoint gives up instead and the next one tries again.
+ */
+export const CHECKPOINT_WAIT_MS = 1_000;
+
+/**
  * Copies what the WAL holds back into the database. A PASSIVE checkpoint never waits, but under
  * a continuous load it never finishes either, and the WAL file only grows; so once the file is
- * past WAL_LIMIT_BYTES, a TRUNCATE checkpoint waits (up to the busy timeout) for the writer and
- * the readers in flight, copies everything and empties the file. Writers wait meanwhile.
+ * past WAL_LIMIT_BYTES, a TRUNCATE checkpoint waits (up to CHECKPOINT_WAIT_MS) for the writer
+ * and the readers in flight, copies everything and empties the file. Writers wait meanwhile.
  */
 export function checkpoint(db: Db, limitBytes = WAL_LIMIT_BYTES): void {
   if (!db.open) return;
   db.pragma("wal_checkpoint(PASSIVE)");
-  if (walBytes(db) > limitBytes) db.pragma("wal_checkpoint(TRUNCATE)");
+  if (walBytes(db) <= limitBytes) return;
+  db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
+  try {
+    db.pragma("wal_checkpoint(TRUNCATE)");
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 /** Size of the database's WAL file (0 when there is none). */
