@@ -8,6 +8,7 @@ import type { IndexedDocument } from "../ports.ts";
 import { connect } from "@lancedb/lancedb";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
 import { TEXT_INDEX } from "./lancedb-table.ts";
+import { TailWait, type TailCount } from "./lancedb-tail.ts";
 
 // A writer and a searcher on one directory, as the embedded worker thread and the API thread
 // are: the searcher's waits are decided by what the writer committed and folded in.
@@ -154,6 +155,34 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     const { value, ms } = await timed(search(reader));
     expect(ms).toBeLessThan(5_000);
     expect(value).toHaveLength(21);
+  });
+});
+
+describe("a wait for maintenance, by the index's counts", () => {
+  it("goes on when a run leaves a long tail behind (rows written while it ran), until the run after it", async () => {
+    // The counts LanceDB's index statistics give, in turn: 400 of 1,000 rows waiting; a run
+    // folds in 300 of them (100 were written while it ran); the next run folds in the rest.
+    let count: TailCount = { unindexed: 400, total: 1_000 };
+    const wait = new TailWait(async () => count, { aboveRows: 10, whileAddingAbove: 10, maxWaitMs: 20_000, maxWaitRows: 1_000_000, pollMs: 20 });
+    let settled = false;
+    const waiting = wait.settle().then(() => (settled = true));
+    await sleep(200);
+    expect(settled).toBe(false);
+    count = { unindexed: 100, total: 1_000 };
+    await sleep(200);
+    expect(settled).toBe(false);
+    count = { unindexed: 0, total: 1_000 };
+    await waiting;
+    expect(settled).toBe(true);
+  });
+
+  it("ends when a run leaves no more than aboveRows waiting", async () => {
+    let count: TailCount = { unindexed: 400, total: 1_000 };
+    const wait = new TailWait(async () => count, { aboveRows: 10, whileAddingAbove: 10, maxWaitMs: 20_000, maxWaitRows: 1_000_000, pollMs: 20 });
+    const waiting = timed(wait.settle());
+    await sleep(200);
+    count = { unindexed: 10, total: 1_000 };
+    expect((await waiting).ms).toBeLessThan(5_000);
   });
 });
 
