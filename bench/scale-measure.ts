@@ -86,7 +86,6 @@ export function threadTicks(pid: number): Map<string, number> {
   return byName;
 }
 
-/** Samples a process's RSS twice a second; `stop()` returns the largest seen. */
 export interface RssSampler {
   /** What the process is doing now (set by the bench): the peak is reported with it. */
   phase: string;

@@ -48,12 +48,12 @@ function fromFramework(err: unknown): Problem | null {
 
 /**
  * SQLite's answer when another connection held a database's write lock past the busy timeout
- * (a checkpoint, a large transaction of another process): the request changed nothing, and the
- * same request a moment later usually goes through.
+ * (a checkpoint, a large transaction of another process): that write was not made, and the
+ * same request a moment later usually goes through. SQLITE_BUSY_* are its extended codes.
  */
 function fromBusyDatabase(err: unknown): Problem | null {
   const code = (err as { code?: unknown } | null)?.code;
-  if (code !== "SQLITE_BUSY" && !(typeof code === "string" && code.startsWith("SQLITE_BUSY_"))) return null;
+  if (typeof code !== "string" || !/^SQLITE_BUSY(_|$)/.test(code)) return null;
   return { status: 503, title: statusTitle(503), detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds` };
 }
 
