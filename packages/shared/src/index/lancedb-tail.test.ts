@@ -202,7 +202,7 @@ describe("maintenance during a load", () => {
       db.close();
       return stats ? stats.numUnindexedRows : rows;
     };
-    // Nobody searched: 40 rows in four commits, fewer than 5 × maintainAfterRows, wait for no run.
+    // Nobody searched: 40 rows in four commits, fewer than 15 × maintainAfterRows, wait for no run.
     for (let n = 0; n < 40; n += 10) await writer.indexDocuments(ospreys(n, 10));
     await sleep(1_500);
     expect(runs).toEqual([]);
@@ -217,5 +217,29 @@ describe("maintenance during a load", () => {
     while (runs.length === 0 && Date.now() < deadline) await sleep(100);
     expect(runs).toHaveLength(1);
     expect(await unindexed()).toBe(0);
+  });
+
+  it("while nobody searches, runs after 15 × maintainAfterRows, then after as many rows as the last run compacted", { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-demand-"));
+    dirs.push(dir);
+    const runs: { rows: number }[] = [];
+    const logger = { info: (o: unknown) => runs.push(o as { rows: number }), warn: () => {}, error: () => {} };
+    const writer = make({ dir, soleWriter: true, maintainAfterRows: 10, maintainAfterCommits: Infinity, logger });
+    const runsAfter = async (n: number) => {
+      const deadline = Date.now() + 30_000;
+      while (runs.length < n && Date.now() < deadline) await sleep(50);
+      await sleep(300); // a run that should not start has had the time to
+      return runs.map((r) => r.rows);
+    };
+    // 140 rows: under the floor of 150. Then one commit of 100: a run folds in all 240.
+    for (let n = 0; n < 140; n += 10) await writer.indexDocuments(ospreys(n, 10));
+    expect(await runsAfter(0)).toEqual([]);
+    await writer.indexDocuments(ospreys(140, 100));
+    expect(await runsAfter(1)).toEqual([240]);
+    // That run compacted 240 rows: 200 more (past the floor and half the table) start no run; 40 more do.
+    await writer.indexDocuments(ospreys(240, 200));
+    expect(await runsAfter(1)).toEqual([240]);
+    await writer.indexDocuments(ospreys(440, 40));
+    expect(await runsAfter(2)).toEqual([240, 240]);
   });
 });
