@@ -615,8 +615,8 @@ export class LanceSearchIndex implements SearchIndex {
     // needs the rows outside the full-text index folded in, and each run compacts the whole table
     // (under a million rows), which the run at a load's end does again: rows may grow to as many
     // as the last run compacted, at least QUIET_ROWS_FACTOR × maintainAfterRows, and commits to
-    // 10 × maintainAfterCommits. Rows written during a run count towards the next, which starts
-    // as soon as it ends if they are enough.
+    // 10 × maintainAfterCommits. Rows written during a run count towards the next: the first
+    // commit after it ends starts that one if they are enough.
     const { maintainAfterRows, maintainAfterCommits } = this.#options;
     const searched = this.#demand.recent();
     const afterRows = searched ? Math.max(maintainAfterRows, this.#nextAfterRows) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, this.#compactedRows);
