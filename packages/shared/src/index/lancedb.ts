@@ -149,12 +149,8 @@ export class LanceSearchIndex implements SearchIndex {
   #rows = 0;
   /** When the versions the last maintenance replaced can be removed (0: nothing waits). */
   #cleanupAfter = 0;
-  /**
-   * Rows written after which the next maintenance starts while someone searches: maintainAfterRows,
-   * or half the table the last one left. While nobody searches: the rows the last one compacted.
-   */
-  #nextAfterRows = 0;
-  #compactedRows = 0;
+  /** Rows the table held as the last maintenance started and as it ended: the rows written before the next one grow with them. */
+  #lastRun = { startRows: 0, endRows: 0 };
   #lastCommit = 0;
   /** Until when a run that a pause calls for on a short tail waits (restFactor). */
   #restUntil = 0;
@@ -517,7 +513,7 @@ export class LanceSearchIndex implements SearchIndex {
    * writes go on meanwhile: appends commit beside it (measured: five appends of 500 rows done in
    * 0.4 s while a run over 100,000 rows took 12 s); a write whose commit conflicts with its
    * compaction runs again (see #serial), and so does the run (see #maintain). Its cost grows with the table (1.3 s at 20,000 rows,
-   * 4.7 s at 200,000), so the rows written before the next run grow with it too (`#nextAfterRows`).
+   * 4.7 s at 200,000), so the rows written before the next run grow with it too (`#lastRun`).
    */
   maintain(): Promise<OptimizeStats> {
     // One run at a time: two would conflict with each other.
@@ -532,7 +528,7 @@ export class LanceSearchIndex implements SearchIndex {
     this.#commits = 0;
     this.#rows = 0;
     const before = await this.#with((table) => table.version());
-    const compacted = await this.#with((table) => table.countRows());
+    const startRows = await this.#with((table) => table.countRows());
     const optimize = (table: Table) => table.optimize({ cleanupOlderThan: new Date(Date.now() - this.#options.keepVersionsMs) });
     let stats: OptimizeStats | undefined;
     // Beside the writes first; a replacement or delete that touched the fragments it compacts
@@ -550,9 +546,7 @@ export class LanceSearchIndex implements SearchIndex {
     // next write. A run that committed nothing leaves nothing to remove.
     const committed = (await this.#with((table) => table.version())) > before;
     this.#cleanupAfter = wrote || committed ? Date.now() + this.#options.keepVersionsMs : 0;
-    // A run costs in proportion to the table: the next one waits for rows in proportion to it too.
-    this.#nextAfterRows = Math.max(this.#options.maintainAfterRows, Math.floor((await this.#with((table) => table.countRows())) / 2));
-    this.#compactedRows = compacted;
+    this.#lastRun = { startRows, endRows: await this.#with((table) => table.countRows()) };
     const ended = Date.now();
     this.#restUntil = ended + this.#options.restFactor * (ended - started);
     return stats;
@@ -619,7 +613,8 @@ export class LanceSearchIndex implements SearchIndex {
     // commit after it ends starts that one if they are enough.
     const { maintainAfterRows, maintainAfterCommits } = this.#options;
     const searched = this.#demand.recent();
-    const afterRows = searched ? Math.max(maintainAfterRows, this.#nextAfterRows) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, this.#compactedRows);
+    const { startRows, endRows } = this.#lastRun;
+    const afterRows = searched ? Math.max(maintainAfterRows, Math.floor(endRows / 2)) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
     const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
