@@ -22,7 +22,7 @@ export function vectorType(dimensions: number): FixedSizeList {
   return new FixedSizeList(dimensions, new Field("item", new Float32(), true));
 }
 
-export function tableSchema(dimensions: number | null): Schema {
+export function tableSchema(dimensions: number | null, metadata?: Map<string, string>): Schema {
   const field = (name: string, type: ConstructorParameters<typeof Field>[1], nullable = false) => new Field(name, type, nullable);
   return new Schema([
     field("id", new Utf8()),
@@ -45,7 +45,7 @@ export function tableSchema(dimensions: number | null): Schema {
     field(HIT_COLUMN, new Utf8()),
     ...metadataFields(),
     ...(dimensions === null ? [] : [field("vector", vectorType(dimensions), true)]),
-  ]);
+  ], metadata);
 }
 
 /**

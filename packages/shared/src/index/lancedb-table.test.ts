@@ -9,7 +9,7 @@ import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { HIT_COLUMN, TABLE_NAME, documentRows, hitJson, parseHit, tableSchema } from "./lancedb-rows.ts";
-import { openChunkTable, reopenChunkTable, type OpenTable } from "./lancedb-table.ts";
+import { openChunkTable, reopenChunkTable, TABLE_LAYOUT, tableLayout, type OpenTable } from "./lancedb-table.ts";
 
 const dirs: string[] = [];
 const tables: OpenTable[] = [];
@@ -78,7 +78,7 @@ describe("the chunk table's caches", () => {
 });
 
 describe("a new chunk table", () => {
-  it("keeps each row's id when maintenance compacts its fragments", async () => {
+  it("is of the current layout: a compaction moves its rows to new addresses, and its indexes follow them", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-rowid-"));
     dirs.push(dir);
     const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
@@ -100,7 +100,13 @@ describe("a new chunk table", () => {
       await index.maintain();
       const after = await rowIds();
       expect(after.fragments).toBe(1);
-      expect(after.ids).toEqual(before.ids);
+      expect([...after.ids.keys()].sort()).toEqual([...before.ids.keys()].sort());
+      expect([...after.ids].filter(([id, rowId]) => before.ids.get(id) === rowId).length).toBeLessThan(before.ids.size);
+      const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
+      tables.push(opened);
+      expect(opened.layout).toBe(TABLE_LAYOUT);
+      expect(await tableLayout(opened.table)).toBe(TABLE_LAYOUT);
+      expect((await index.search({ query: "gannet", collections: ["c"], filter: parseFilter(""), k: 20 })).length).toBe(15);
     } finally {
       await index.close();
     }

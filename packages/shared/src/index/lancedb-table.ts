@@ -16,6 +16,8 @@ export interface OpenTable {
   /** The bound of each connection's caches. */
   cacheBytes: number;
   dir: string;
+  /** The table's layout (TABLE_LAYOUT, or 1 for a table made before it). */
+  layout: number;
   /** Given each connection's session as it is made (see openChunkTable). */
   watch?: (session: Session) => void;
 }
@@ -71,7 +73,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
     await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
     vectorSize = dimensions;
   }
-  return { db, table, vectorSize, cacheBytes, dir, watch };
+  return { db, table, vectorSize, cacheBytes, dir, watch, layout: await tableLayout(table) };
 }
 
 /**
@@ -93,14 +95,29 @@ export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
 }
 
 /**
- * A new table keeps each row's id when compaction moves the row (stable row ids): its indexes
- * then need no remapping after a compaction, which otherwise rewrites all eight of them. The run
- * that merges the two fragments a load of 200,000 documents leaves took 3.5-4.5 s instead of
- * 7.9-8.6 s, and the load of a million documents went at 5,591 documents a second instead of
- * 4,635, its runs taking 20-37 s instead of 30-42 s (bench:scale, one run each). A table made
- * before keeps the ids it was made with.
+ * The layout of a table this code makes, kept in its schema's metadata. 1 (no mark): made with
+ * stable row ids. Compaction then keeps each row's id and leaves the indexes as they are, so
+ * the full-text index goes on ranking the rows that the compaction dropped as deleted (LanceDB
+ * 0.39): it takes its top k with them, then drops them, and a search came back short or empty
+ * after deletions. 2: row ids are addresses, and a compaction remaps every index, dropping the
+ * deleted rows from them (each run that compacts pays for the remap).
  */
-const NEW_TABLE = { mode: "create", storageOptions: { newTableEnableStableRowIds: "true" } } as const;
+export const TABLE_LAYOUT = 2;
+const LAYOUT_KEY = "docstore.table_layout";
+const NEW_TABLE = { mode: "create", storageOptions: { newTableEnableStableRowIds: "false" } } as const;
+
+/** The layout of the table (TABLE_LAYOUT), read from its schema. */
+export async function tableLayout(table: Table): Promise<number> {
+  return Number((await table.schema()).metadata.get(LAYOUT_KEY) ?? 1);
+}
+
+/**
+ * Builds the full-text index again from the rows there are: a table of layout 1 does so after a
+ * compaction, as its index keeps the rows the compaction dropped.
+ */
+export async function rebuildTextIndex(table: Table): Promise<void> {
+  await table.createIndex("text", { config: INDEXES[0]![1](), replace: true });
+}
 
 async function openOrCreate(db: Connection, dimensions: number | null): Promise<Table> {
   for (let attempt = 1; ; attempt++) {
@@ -109,7 +126,7 @@ async function openOrCreate(db: Connection, dimensions: number | null): Promise<
       // opens the first one's table on the next attempt) instead of overwriting it.
       return (await db.tableNames()).includes(TABLE_NAME)
         ? await db.openTable(TABLE_NAME)
-        : await db.createEmptyTable(TABLE_NAME, tableSchema(dimensions), NEW_TABLE);
+        : await db.createEmptyTable(TABLE_NAME, tableSchema(dimensions, new Map([[LAYOUT_KEY, String(TABLE_LAYOUT)]])), NEW_TABLE);
     } catch (err) {
       // A table another process is creating is listed before its first version is written,
       // and cannot be opened until then (seen with two instances starting at once).

@@ -4,11 +4,12 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Table } from "@lancedb/lancedb";
 import { describeIndexContract } from "../../test-support/index-contract.ts";
+import { describeIndexModel } from "../../test-support/index-model.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
 import { findHeads } from "./lancedb-read.ts";
-import { completeText, documentText, restOf } from "./lancedb-rows.ts";
+import { TABLE_NAME, completeText, documentText, restOf, tableSchema } from "./lancedb-rows.ts";
 import { TEXT_INDEX } from "./lancedb-table.ts";
 
 const dirs: string[] = [];
@@ -39,6 +40,38 @@ describeIndexContract("LanceDB", async (options) => {
     },
   };
 });
+
+/** The model fixture on `dir`; `before` makes the table first, as an older version did. */
+function modelFixture(before?: (dir: string) => Promise<void>) {
+  return async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-model-"));
+    await before?.(dir);
+    const open = () => new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+    const fx = {
+      index: open(),
+      maintain: async () => void (await fx.index.maintain()),
+      async reopen() {
+        await fx.index.close();
+        return (fx.index = open());
+      },
+      async cleanup() {
+        await fx.index.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return fx;
+  };
+}
+
+describeIndexModel("LanceDB", modelFixture(), 40);
+
+// A table of layout 1: stable row ids, no layout mark.
+describeIndexModel("LanceDB, a table made before layout 2", modelFixture(async (dir) => {
+  const db = await connect(dir);
+  const table = await db.createEmptyTable(TABLE_NAME, tableSchema(null), { mode: "create", storageOptions: { newTableEnableStableRowIds: "true" } });
+  table.close();
+  db.close();
+}), 10);
 
 const all = parseFilter("");
 const doc = (docId: string, text: string, version = 1, collection = "c"): IndexedDocument => ({ collection, docId, version, metadata: { status: "open" }, text });

@@ -10,7 +10,7 @@ import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { HIT_COLUMN, chunkId, docKey, documentRows, hitSql, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
-import { openChunkTable, reopenChunkTable, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
+import { openChunkTable, rebuildTextIndex, reopenChunkTable, TABLE_LAYOUT, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
 import { TailWait, type TailCount } from "./lancedb-tail.ts";
 import { SearchDemand } from "./lancedb-demand.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
@@ -155,6 +155,12 @@ export class LanceSearchIndex implements SearchIndex {
   /** Until when a run that a pause calls for on a short tail waits (restFactor). */
   #restUntil = 0;
   #maintaining: Promise<unknown> | null = null;
+  /**
+   * A table of layout 1 only (see TABLE_LAYOUT): whether its full-text index may rank rows that a
+   * compaction dropped, and is built again by the next run. True on opening one (earlier runs
+   * may have left such rows), then after each run that compacted.
+   */
+  #textIndexStale = false;
   /** Whether the last maintenance run failed (its failure was logged). */
   #maintenanceFailing = false;
   #timer: NodeJS.Timeout | null = null;
@@ -199,7 +205,10 @@ export class LanceSearchIndex implements SearchIndex {
       maxWaitMs: this.#options.waitForIndexMs,
       maxWaitRows: this.#options.waitForIndexRows,
     });
-    this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes).then(async (opened) => (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() }));
+    this.#opened = openChunkTable(options.dir, options.dimensions, this.#options.cacheBytes).then(async (opened) => {
+      this.#textIndexStale = opened.layout < TABLE_LAYOUT;
+      return (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() });
+    });
     this.#opened.catch(() => {}); // reported by the first call that awaits it
     if (this.#options.maintainEveryMs > 0) {
       this.#timer = setInterval(() => void this.#maintainIfDue(true), this.#options.maintainEveryMs);
@@ -540,6 +549,12 @@ export class LanceSearchIndex implements SearchIndex {
         if (attempt > 2 || !isCommitConflict(err)) throw err;
       }
     }
+    if (this.#textIndexStale || ((await this.#opened).layout < TABLE_LAYOUT && stats.compaction.fragmentsRemoved > 0)) {
+      // Between the compaction's commit and this one, searches may come back short (layout 1 only).
+      await this.#serial(rebuildTextIndex);
+      this.#textIndexStale = false;
+      this.#options.logger?.info({ layout: (await this.#opened).layout }, "search index: full-text index built again after a compaction (a table of an older layout)");
+    }
     // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that
     // removes it. That holds for a run after no write too: the one 10 s after a load's fold-in
     // merges the load's fragments, and their files (as large as the table) stayed until the
@@ -617,7 +632,7 @@ export class LanceSearchIndex implements SearchIndex {
     const afterRows = searched ? Math.max(maintainAfterRows, Math.floor(endRows / 2)) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
+    const due = this.#textIndexStale ? timer : this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
     if (this.#maintaining || !due) return;
     const started = Date.now();
     const written = { rows: this.#rows, commits: this.#commits, searched };
