@@ -6,11 +6,13 @@
  *   directory of its own, stopped (SIGTERM, then SIGKILL) and its storage removed at `close()`;
  *   `stop()` and `start()` take it down and bring it back on the same storage and ports.
  *
- * With neither, `qdrantSkipReason` says why the suites skip (shown as the skipped test's title).
+ * With neither, the binary at `../shared/qdrant/qdrant` beside the checkout is used when it is
+ * there (every development and CI machine has it); otherwise the suites skip and say why (shown
+ * as the skipped test's title).
  * Tests share one server and keep apart by Qdrant collection names (`uniqueQdrantCollection`).
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
@@ -20,11 +22,14 @@ import { freePort } from "./redis-server.ts";
 export const QDRANT_SKIP = "skipped: set QDRANT_BIN or QDRANT_URL to run against a real Qdrant";
 export const QDRANT_BIN_SKIP = "skipped: set QDRANT_BIN to run Qdrant outages (a server at QDRANT_URL cannot be stopped)";
 
-/** Where a real Qdrant comes from, or null when the environment names none. */
-export function qdrantSource(env: NodeJS.ProcessEnv = process.env): { url: string } | { bin: string } | null {
+/** The Qdrant binary beside the checkout, where the machines keep one (never in the repository). */
+export const SHARED_QDRANT_BIN = path.resolve(import.meta.dirname, "../../../../shared/qdrant/qdrant");
+
+/** Where a real Qdrant comes from, or null when the environment names none and none is beside the checkout. */
+export function qdrantSource(env: NodeJS.ProcessEnv = process.env, sharedBin = SHARED_QDRANT_BIN): { url: string } | { bin: string } | null {
   if (env.QDRANT_URL) return { url: env.QDRANT_URL };
   if (env.QDRANT_BIN) return { bin: env.QDRANT_BIN };
-  return null;
+  return existsSync(sharedBin) ? { bin: sharedBin } : null;
 }
 
 /** The suite, skipped: one skipped test titled with the reason, and the reason on the console. */
