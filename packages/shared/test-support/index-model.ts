@@ -29,6 +29,29 @@ export interface ModelFixture {
   cleanup(): Promise<void>;
 }
 
+/**
+ * A ModelFixture over `open`: a restart closes the index and opens it again on the same data;
+ * `maintain` (default: nothing, for an engine that optimises on its own) and `cleanup` (run
+ * after the index is closed) are the engine's.
+ */
+export function reopening<T extends SearchIndex>(open: () => T, hooks: { maintain?: (index: T) => Promise<unknown>; cleanup?: () => Promise<unknown> | void } = {}): ModelFixture {
+  let index = open();
+  return {
+    get index() {
+      return index;
+    },
+    maintain: async () => void (await hooks.maintain?.(index)),
+    async reopen() {
+      await index.close();
+      return (index = open());
+    },
+    async cleanup() {
+      await index.close();
+      await hooks.cleanup?.();
+    },
+  };
+}
+
 const WORDS = ["yak", "gnu", "emu", "wren"] as const;
 const FILLER = "zzfill";
 const COLLECTIONS = 3;

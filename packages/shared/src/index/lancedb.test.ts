@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { connect, type Table } from "@lancedb/lancedb";
 import { describeIndexContract } from "../../test-support/index-contract.ts";
-import { describeIndexModel } from "../../test-support/index-model.ts";
+import { describeIndexModel, reopening } from "../../test-support/index-model.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
@@ -41,25 +41,15 @@ describeIndexContract("LanceDB", async (options) => {
   };
 });
 
-/** The model fixture on `dir`; `before` makes the table first, as an older version did. */
+/** The model fixture on a new folder; `before` makes the table first, as an older version did. */
 function modelFixture(before?: (dir: string) => Promise<void>) {
   return async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-model-"));
     await before?.(dir);
-    const open = () => new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
-    const fx = {
-      index: open(),
-      maintain: async () => void (await fx.index.maintain()),
-      async reopen() {
-        await fx.index.close();
-        return (fx.index = open());
-      },
-      async cleanup() {
-        await fx.index.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-    return fx;
+    return reopening(() => new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 }), {
+      maintain: (index) => index.maintain(),
+      cleanup: () => rmSync(dir, { recursive: true, force: true }),
+    });
   };
 }
 

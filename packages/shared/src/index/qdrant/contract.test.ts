@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll } from "vitest";
 import { describeIndexContract } from "../../../test-support/index-contract.ts";
-import { describeIndexModel } from "../../../test-support/index-model.ts";
+import { describeIndexModel, reopening } from "../../../test-support/index-model.ts";
 import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient } from "./client.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
@@ -40,20 +40,6 @@ if (qdrantSource() === null) {
   describeIndexModel(SUITE, async () => {
     const url = server!.url;
     const collectionName = uniqueQdrantCollection("model");
-    const open = () => new QdrantSearchIndex({ url, dimensions: 3, collectionName });
-    const fx = {
-      index: open(),
-      // Qdrant's optimizer runs on its own; nothing to start.
-      maintain: async () => {},
-      async reopen() {
-        await fx.index.close();
-        return (fx.index = open());
-      },
-      async cleanup() {
-        await fx.index.close();
-        await createQdrantClient({ url }).deleteCollection(collectionName);
-      },
-    };
-    return fx;
+    return reopening(() => new QdrantSearchIndex({ url, dimensions: 3, collectionName }), { cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName) });
   }, 15);
 }

@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { describeIndexContract } from "../../../test-support/index-contract.ts";
-import { describeIndexModel } from "../../../test-support/index-model.ts";
+import { describeIndexModel, reopening } from "../../../test-support/index-model.ts";
 import { parseFilter } from "../../filter/parse.ts";
 import { UnavailableError } from "../../errors.ts";
 import type { IndexedDocument } from "../../ports.ts";
@@ -27,17 +27,7 @@ describeIndexContract("Qdrant adapter on an in-memory stand-in", async (options)
 
 describeIndexModel("Qdrant adapter on an in-memory stand-in", async () => {
   const client = new FakeQdrant();
-  const open = () => new QdrantSearchIndex({ client, dimensions: 3, collectionName: "model" });
-  const fx = {
-    index: open(),
-    maintain: async () => {},
-    async reopen() {
-      await fx.index.close();
-      return (fx.index = open());
-    },
-    cleanup: () => fx.index.close(),
-  };
-  return fx;
+  return reopening(() => new QdrantSearchIndex({ client, dimensions: 3, collectionName: "model" }));
 }, 15);
 
 function setup(options: { scrollPage?: number; fake?: FakeQdrant; dimensions?: number } = {}) {
