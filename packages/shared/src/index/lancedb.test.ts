@@ -55,13 +55,14 @@ function modelFixture(before?: (dir: string) => Promise<void>) {
 
 describeIndexModel("LanceDB", modelFixture(), 40);
 
-// A table of layout 1: stable row ids, no layout mark.
+// A table of layout 1: stable row ids, no layout mark. Its full-text index is built again after a
+// compaction commits, and a search in between may come back short: none is made during a run.
 describeIndexModel("LanceDB, a table made before layout 2", modelFixture(async (dir) => {
   const db = await connect(dir);
   const table = await db.createEmptyTable(TABLE_NAME, tableSchema(null), { mode: "create", storageOptions: { newTableEnableStableRowIds: "true" } });
   table.close();
   db.close();
-}), 10);
+}), 10, { searchDuringMaintenance: false });
 
 const all = parseFilter("");
 const doc = (docId: string, text: string, version = 1, collection = "c"): IndexedDocument => ({ collection, docId, version, metadata: { status: "open" }, text });
