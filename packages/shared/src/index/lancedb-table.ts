@@ -31,8 +31,10 @@ export const TEXT_INDEX = "text_idx";
  * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
  * document key and the ranges on priority and created.
  */
+const textIndex = () => Index.fts({ baseTokenizer: "simple", language: "English", stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false });
+
 const INDEXES: [string, () => Index][] = [
-  ["text", () => Index.fts({ baseTokenizer: "simple", language: "English", stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false })],
+  ["text", textIndex],
   ["collection", () => Index.bitmap()],
   ["m_status", () => Index.bitmap()],
   ["m_type", () => Index.bitmap()],
@@ -116,7 +118,7 @@ export async function tableLayout(table: Table): Promise<number> {
  * compaction, as its index keeps the rows the compaction dropped.
  */
 export async function rebuildTextIndex(table: Table): Promise<void> {
-  await table.createIndex("text", { config: INDEXES[0]![1](), replace: true });
+  await table.createIndex("text", { config: textIndex(), replace: true });
 }
 
 async function openOrCreate(db: Connection, dimensions: number | null): Promise<Table> {
