@@ -157,8 +157,9 @@ export class LanceSearchIndex implements SearchIndex {
   #maintaining: Promise<unknown> | null = null;
   /**
    * A table of layout 1 only (see TABLE_LAYOUT): whether its full-text index may rank rows that a
-   * compaction dropped, and is built again by the next run. True on opening one (earlier runs
-   * may have left such rows), then after each run that compacted.
+   * compaction dropped (earlier runs may have left such rows), from opening one until a run
+   * builds it again (the maintenance timer starts one at its next tick). Each run that compacts
+   * such a table also builds it again, after its compaction.
    */
   #textIndexStale = false;
   /** Whether the last maintenance run failed (its failure was logged). */
