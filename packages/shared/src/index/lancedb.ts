@@ -550,11 +550,12 @@ export class LanceSearchIndex implements SearchIndex {
         if (attempt > 2 || !isCommitConflict(err)) throw err;
       }
     }
-    if (this.#textIndexStale || ((await this.#opened).layout < TABLE_LAYOUT && stats.compaction.fragmentsRemoved > 0)) {
+    const { layout } = await this.#opened;
+    if (layout < TABLE_LAYOUT && (this.#textIndexStale || stats.compaction.fragmentsRemoved > 0)) {
       // Between the compaction's commit and this one, searches may come back short (layout 1 only).
       await this.#serial(rebuildTextIndex);
       this.#textIndexStale = false;
-      this.#options.logger?.info({ layout: (await this.#opened).layout }, "search index: full-text index built again after a compaction (a table of an older layout)");
+      this.#options.logger?.info({ layout }, "search index: full-text index built again after a compaction (a table of an older layout)");
     }
     // What this run replaced, and committed, is kept for keepVersionsMs: one more run after that
     // removes it. That holds for a run after no write too: the one 10 s after a load's fold-in
@@ -633,7 +634,7 @@ export class LanceSearchIndex implements SearchIndex {
     const afterRows = searched ? Math.max(maintainAfterRows, Math.floor(endRows / 2)) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
     const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
     // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = this.#textIndexStale ? timer : this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue());
+    const due = (timer && this.#textIndexStale) || (this.#commits > 0 ? enoughWritten || (timer && paused && !this.#maintaining && (await this.#foldsIn())) : timer && !this.#maintaining && (await this.#tidyDue()));
     if (this.#maintaining || !due) return;
     const started = Date.now();
     const written = { rows: this.#rows, commits: this.#commits, searched };
