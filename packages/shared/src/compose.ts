@@ -100,10 +100,11 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
           cacheBytes: config.index.cacheBytes,
           dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null,
           logger: logger.child({ component: "index" }),
-          // The writers maintain the index; an API with its own worker thread leaves it to the thread.
-          maintainEveryMs: checkpoints === "external" ? 0 : undefined,
-          maintainAfterRows: checkpoints === "external" ? Infinity : undefined,
-          maintainAfterCommits: checkpoints === "external" ? Infinity : undefined,
+          // The writers maintain the index; an API leaves it to them (its worker thread, or the
+          // worker processes), so that its deletes never wait behind a run of its own.
+          maintainEveryMs: role.role === "api" ? 0 : undefined,
+          maintainAfterRows: role.role === "api" ? Infinity : undefined,
+          maintainAfterCommits: role.role === "api" ? Infinity : undefined,
           // The embedded worker thread is the only one writing documents (the API thread only deletes).
           soleWriter: role.role === "embedded-worker",
           fusion: config.search.fusion,
