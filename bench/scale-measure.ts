@@ -11,6 +11,9 @@ export interface Rate {
   /** Mean number of results per call (a sanity check that both sides answer alike). */
   hits: number;
   errors: number;
+  /** Where known: the slowest call, and the number of calls. */
+  max?: number;
+  calls?: number;
 }
 
 /** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
@@ -141,6 +144,8 @@ export interface SideFigures {
    * both sides, and on docstore the rows still waiting for maintenance (scanned, not looked up).
    */
   first: Rate;
+  /** Searches made while the load ran (docstore only: bare LanceDB's load has no searches beside it). */
+  during?: Rate;
   search: Rate;
   filtered: Rate;
   tag: Rate;

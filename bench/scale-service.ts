@@ -121,11 +121,45 @@ export async function settled(svc: Service, accepted: number): Promise<Counts> {
   }
 }
 
-/** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate. */
+/** Searches made while a load runs: one client, one search every DURING_EVERY_MS at most. */
+const DURING_EVERY_MS = 250;
+
+/**
+ * One client searching while the load goes on (as an assistant's users would), from the first
+ * accepted request until `done` resolves: each search timed; a search that fails counts as an error.
+ */
+async function searchWhile(svc: Service, opts: ScaleOptions, sending: Sending, done: Promise<unknown>): Promise<Rate> {
+  let ended = false;
+  void done.finally(() => (ended = true));
+  const search = searchCall(svc, opts.queries, undefined);
+  const latencies: number[] = [];
+  let hits = 0;
+  let errors = 0;
+  const started = performance.now();
+  while (!ended && sending.accepted === 0) await sleep(50);
+  for (let i = 0; !ended; i++) {
+    const t = performance.now();
+    try {
+      hits += await search(i);
+    } catch {
+      errors++;
+    }
+    const ms = performance.now() - t;
+    latencies.push(ms);
+    if (!ended) await sleep(Math.max(0, DURING_EVERY_MS - ms));
+  }
+  latencies.sort((a, b) => a - b);
+  const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
+  return { qps: latencies.length / ((performance.now() - started) / 1000), p50: p(0.5), p99: p(0.99), max: latencies.at(-1) ?? NaN, calls: latencies.length, hits: hits / Math.max(1, latencies.length - errors), errors };
+}
+
+/** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate, and the searches made meanwhile. */
 export async function load(svc: Service, opts: ScaleOptions) {
   const bodies = requestBodies(opts);
   const sending: Sending = { sent: 0, accepted: 0 };
   let now: Counts = { ready: 0, pending: 0, failed: 0 };
+  let loaded!: () => void;
+  const during = searchWhile(svc, opts, sending, new Promise<void>((resolve) => (loaded = resolve)));
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
@@ -142,8 +176,12 @@ export async function load(svc: Service, opts: ScaleOptions) {
     now = await settled(svc, accepted);
     const seconds = elapsed();
     console.log(`  all ${fmt(accepted)} accepted in ${fmt(acceptSeconds, 1)} s (${fmt(accepted / acceptSeconds)} docs/s); ${fmt(now.ready)} ready, ${fmt(now.failed)} failed after ${fmt(seconds, 1)} s`);
-    return { rawBytes: bodies.rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds };
+    loaded();
+    const searches = await during;
+    console.log(`  ${fmt(searches.calls ?? 0)} searches while loading: p50 ${fmt(searches.p50, 0)} ms, p99 ${fmt(searches.p99, 0)} ms, max ${fmt(searches.max ?? NaN, 0)} ms, ${fmt(searches.errors)} failed`);
+    return { rawBytes: bodies.rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds, during: searches };
   } finally {
+    loaded();
     clearInterval(progress);
     clearInterval(poller);
   }
@@ -252,7 +290,7 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
     const settleSeconds = await diskSettled(svc.dataDir);
     await svc.stop();
     const disk = diskBytes(svc.dataDir);
-    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, ...sets, peakRss, hwm, disk, diskRunning, settleSeconds, rawBytes: loaded.rawBytes };
+    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, during: loaded.during, ...sets, peakRss, hwm, disk, diskRunning, settleSeconds, rawBytes: loaded.rawBytes };
   } catch (err) {
     console.error(`docstore side failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; its output:\n` + svc.output.slice(-3000));
     throw err;
