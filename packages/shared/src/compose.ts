@@ -109,7 +109,7 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
           soleWriter: role.role === "embedded-worker",
           fusion: config.search.fusion,
         })
-      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.dimensions, fusion: config.search.fusion });
+      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null, fusion: config.search.fusion });
   const blobs: BlobStore =
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
   // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.

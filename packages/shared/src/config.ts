@@ -132,6 +132,7 @@ const envSchema = z.object({
   QDRANT_URL: z.string().url().default("http://127.0.0.1:6333"),
   QDRANT_API_KEY: z.string().min(1).optional(),
   QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'").default("docstore"),
+  QDRANT_SHARDS: int(1, 1024).default(1),
   QDRANT_REPLICATION_FACTOR: int(1, 16).default(1),
   OPENAI_API_KEY: z.string().min(1).optional(),
   OPENAI_BASE_URL: z.string().url().optional(),
@@ -219,7 +220,7 @@ export function loadConfig(env: Env) {
         forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
       },
     },
-    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
+    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, shards: e.QDRANT_SHARDS, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
     catalog: { kind: e.CATALOG, file: path.join(dataDir, "catalog.sqlite"), redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     index: { kind: e.INDEX, dir: path.join(dataDir, "index"), cacheBytes: e.LANCEDB_CACHE_MB * 1024 * 1024 },
     embedder: {

@@ -3,7 +3,9 @@
  * QDRANT_BIN (test-support/qdrant-server.ts). With neither, the suite says so (one skipped
  * test whose title gives the reason), never a silent pass.
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DimensionMismatchError } from "../../errors.ts";
+import { parseFilter } from "../../filter/parse.ts";
 import { describeIndexContract } from "../../../test-support/index-contract.ts";
 import { describeIndexModel, reopening } from "../../../test-support/index-model.ts";
 import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
@@ -37,9 +39,36 @@ if (qdrantSource() === null) {
     };
   });
 
+  // The model's documents have no vectors: the collection is made as without an embedder, in
+  // two shards, so that every answer is checked across shards too.
   describeIndexModel(SUITE, async () => {
     const url = server!.url;
     const collectionName = uniqueQdrantCollection("model");
-    return reopening(() => new QdrantSearchIndex({ url, dimensions: 3, collectionName }), { cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName) });
+    return reopening(() => new QdrantSearchIndex({ url, dimensions: null, shards: 2, collectionName }), { cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName) });
   }, 15);
+
+  describe(`${SUITE}: the collection as configured`, () => {
+    const doc = (docId: string, text: string) => ({ doc: { collection: "c", docId, version: 1, metadata: {}, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] });
+
+    it("stores no dense vector without an embedder, and places the collection in QDRANT_SHARDS shards", async () => {
+      const url = server!.url;
+      const collectionName = uniqueQdrantCollection("layout");
+      const index = new QdrantSearchIndex({ url, dimensions: null, shards: 3, collectionName });
+      try {
+        expect(await index.indexDocuments([doc("a", "alpine meadow"), doc("b", "meadow flowers")])).toEqual([true, true]);
+        const info = await createQdrantClient({ url }).getCollection(collectionName);
+        expect(info.config.params.vectors).toEqual({});
+        expect(info.config.params.shard_number).toBe(3);
+        const hits = await index.search({ collections: ["c"], query: "meadow", k: 5, filter: parseFilter("", new Date()) });
+        expect(hits.map((h) => h.docId).sort()).toEqual(["a", "b"]);
+        // An embedder configured later finds no room for its vectors: said, not stored half-way.
+        const withVector = { ...doc("c", "alpine lake"), chunks: [{ index: 0, text: "alpine lake", start: 0, end: 11, vector: [1, 0, 0] }] };
+        await expect(index.indexDocuments([withVector])).rejects.toThrow(DimensionMismatchError);
+        await expect(index.indexDocuments([withVector])).rejects.toThrow(/made without dense vectors/);
+      } finally {
+        await index.close();
+        await createQdrantClient({ url }).deleteCollection(collectionName);
+      }
+    });
+  });
 }

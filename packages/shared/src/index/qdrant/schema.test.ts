@@ -10,6 +10,15 @@ describe("collection layout", () => {
       vectors: { dense: { size: 1536, distance: "Cosine" } },
       sparse_vectors: { bm25: { modifier: "idf" } },
     });
+    expect(createCollectionRequest(null)).toEqual({ vectors: {}, sparse_vectors: { bm25: { modifier: "idf" } } });
+    expect(createCollectionRequest(null, { shards: 4, replicationFactor: 2 })).toEqual({
+      vectors: {},
+      sparse_vectors: { bm25: { modifier: "idf" } },
+      shard_number: 4,
+      replication_factor: 2,
+      write_consistency_factor: 1,
+    });
+    expect(() => createCollectionRequest(null, { shards: 0 })).toThrow(/invalid shard count/);
     expect(() => createCollectionRequest(0)).toThrow(/invalid dense vector size/);
     expect(() => createCollectionRequest(1.5)).toThrow(/invalid dense vector size/);
   });

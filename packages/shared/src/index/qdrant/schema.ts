@@ -34,15 +34,26 @@ export type Kind = (typeof KIND)[keyof typeof KIND];
 export { KEY, metadataKey } from "../../filter/qdrant-payload.ts";
 import { KEY, metadataKey } from "../../filter/qdrant-payload.ts";
 
+/** How the collection is laid out across a cluster's nodes, when it is created. */
+export interface Placement {
+  /** Shards of the collection (Qdrant's default, 1, when left out). */
+  shards?: number;
+  /** Copies of each shard (2 survives losing a node). */
+  replicationFactor?: number;
+}
+
 /**
- * Dense vectors of `dimensions` (cosine), and the BM25 sparse vector with Qdrant's IDF. On a
- * cluster, `replicationFactor` copies of each shard (2 survives losing a node).
+ * The BM25 sparse vector with Qdrant's IDF, and dense vectors of `dimensions` (cosine) when an
+ * embedder gives them (null: none, so no point carries or stores one).
  */
-export function createCollectionRequest(dimensions: number, replicationFactor = 1): Schemas["CreateCollection"] {
-  if (!Number.isSafeInteger(dimensions) || dimensions < 1) throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
+export function createCollectionRequest(dimensions: number | null, placement: Placement = {}): Schemas["CreateCollection"] {
+  if (dimensions !== null && (!Number.isSafeInteger(dimensions) || dimensions < 1)) throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
+  const { shards = 1, replicationFactor = 1 } = placement;
+  if (!Number.isSafeInteger(shards) || shards < 1) throw new Error(`Qdrant index: invalid shard count ${shards}`);
   return {
-    vectors: { [VECTORS.dense]: { size: dimensions, distance: "Cosine" } },
+    vectors: dimensions === null ? {} : { [VECTORS.dense]: { size: dimensions, distance: "Cosine" } },
     sparse_vectors: { [VECTORS.sparse]: { modifier: "idf" } },
+    ...(shards > 1 ? { shard_number: shards } : {}),
     ...(replicationFactor > 1 ? { replication_factor: replicationFactor, write_consistency_factor: 1 } : {}),
   };
 }

@@ -10,7 +10,7 @@ import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
 import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, storedChunkOf, type DocumentHead } from "./points.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
-import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND } from "./schema.ts";
+import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
 import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, inventoryFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
@@ -19,12 +19,14 @@ export interface QdrantIndexOptions {
   url?: string;
   apiKey?: string | undefined;
   client?: QdrantApi;
-  /** Size of the dense vectors (the embedder's `dimensions`). */
-  dimensions: number;
+  /** Size of the dense vectors (the embedder's `dimensions`); null without an embedder: the collection then stores none. */
+  dimensions: number | null;
   /** The Qdrant collection holding every docstore collection. */
   collectionName?: string;
   /** Points per scroll request (default 512). */
   scrollPage?: number;
+  /** Shards of the collection, when it is created (default 1). */
+  shards?: number;
   /** Copies of each shard when the collection is created on a cluster (default 1). */
   replicationFactor?: number;
   /** How hybrid searches fuse their two rankings (default DEFAULT_FUSION). */
@@ -46,12 +48,12 @@ const MIN_INEXACT_LIMIT = 64;
 export class QdrantSearchIndex implements SearchIndex {
   readonly #client: QdrantApi;
   readonly #name: string;
-  readonly #dimensions: number;
+  readonly #dimensions: number | null;
   readonly #scrollPage: number;
-  readonly #replicationFactor: number;
+  readonly #placement: Placement;
   readonly #fusion: HybridFusion;
   /** The dense vector size of the collection as it exists (it may predate the configuration). */
-  #denseSize: number;
+  #denseSize: number | null;
   #ready: Promise<void> | null = null;
 
   constructor(options: QdrantIndexOptions) {
@@ -60,9 +62,9 @@ export class QdrantSearchIndex implements SearchIndex {
     this.#dimensions = options.dimensions;
     this.#denseSize = options.dimensions;
     this.#scrollPage = options.scrollPage ?? 512;
-    this.#replicationFactor = options.replicationFactor ?? 1;
+    this.#placement = { shards: options.shards ?? 1, replicationFactor: options.replicationFactor ?? 1 };
     this.#fusion = options.fusion ?? DEFAULT_FUSION;
-    createCollectionRequest(options.dimensions); // validates the size now rather than on first use
+    createCollectionRequest(options.dimensions, this.#placement); // validates them now rather than on first use
   }
 
   async #call<T>(action: string, send: (client: QdrantApi, name: string) => Promise<T>): Promise<T> {
@@ -75,7 +77,7 @@ export class QdrantSearchIndex implements SearchIndex {
 
   /** Creates the collection and any missing payload index once per process (again after a failure). */
   #ensure(): Promise<void> {
-    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#replicationFactor).then((size) => {
+    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#placement).then((size) => {
       this.#denseSize = size;
     }, (err: unknown) => {
       this.#ready = null;

@@ -5,10 +5,13 @@
 import type { QdrantApi } from "./client.ts";
 import { qdrantError, statusOf } from "./client.ts";
 import { DimensionMismatchError } from "../../errors.ts";
-import { createCollectionRequest, denseSize, payloadIndexRequests } from "./schema.ts";
+import { createCollectionRequest, denseSize, payloadIndexRequests, type Placement } from "./schema.ts";
 
-/** Prepares the collection; returns the size of its dense vectors (an existing one keeps its own). */
-export async function prepareCollection(client: QdrantApi, name: string, dimensions: number, replicationFactor = 1): Promise<number> {
+/**
+ * Prepares the collection; returns the size of its dense vectors, null for none (an existing
+ * collection keeps its own, and its placement).
+ */
+export async function prepareCollection(client: QdrantApi, name: string, dimensions: number | null, placement: Placement = {}): Promise<number | null> {
   const read = () =>
     client.getCollection(name).catch((err: unknown) => {
       if (statusOf(err) === 404) return null;
@@ -17,7 +20,7 @@ export async function prepareCollection(client: QdrantApi, name: string, dimensi
   const info = await read();
   if (info === null) {
     // Another process may create it at the same moment: then its collection is as good.
-    await client.createCollection(name, createCollectionRequest(dimensions, replicationFactor)).catch(async (err: unknown) => {
+    await client.createCollection(name, createCollectionRequest(dimensions, placement)).catch(async (err: unknown) => {
       if ((await read()) === null) throw qdrantError("create the collection", err);
     });
   }
@@ -27,15 +30,16 @@ export async function prepareCollection(client: QdrantApi, name: string, dimensi
       throw qdrantError("create a payload index", err);
     });
   }
-  return (info && denseSize(info)) ?? dimensions;
+  return info ? (denseSize(info) ?? null) : dimensions;
 }
 
-/** A vector of another size than the collection's: a configuration error, not bad input. */
-export function collectionDimensionMismatch(collection: string, stored: number, given: number): DimensionMismatchError {
-  return new DimensionMismatchError(
-    `the Qdrant collection "${collection}" holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
-      `set EMBEDDING_DIMENSIONS=${stored} again, or use another Qdrant collection`,
-    stored,
-    given,
-  );
+/** A vector of another size than the collection's, or one it has no room for: a configuration error, not bad input. */
+export function collectionDimensionMismatch(collection: string, stored: number | null, given: number): DimensionMismatchError {
+  const message =
+    stored === null
+      ? `the Qdrant collection "${collection}" was made without dense vectors (no embedder) but the embedder gives ${given}-dimensional ones: ` +
+        `use another Qdrant collection (QDRANT_COLLECTION) for an embedder`
+      : `the Qdrant collection "${collection}" holds ${stored}-dimensional vectors but the embedder gives ${given}: ` +
+        `set EMBEDDING_DIMENSIONS=${stored} again, or use another Qdrant collection`;
+  return new DimensionMismatchError(message, stored ?? 0, given);
 }
