@@ -14,6 +14,7 @@ import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
 import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
 import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../search/fusion.ts";
+import type { Hidden } from "./lancedb-tombstones.ts";
 import { HIT_COLUMN, chunkId, completeText, docKey, documentText, indexDimensionMismatch, parseHit } from "./lancedb-rows.ts";
 
 /** First request size when the filter must be finished by the evaluator. */
@@ -51,7 +52,11 @@ const inCollections = (collections: readonly string[]) => `collection IN (${[...
 
 const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === false ? "false" : sql);
 
-export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null, fusion: HybridFusion = DEFAULT_FUSION): Promise<SearchHit[]> {
+/**
+ * `hidden`: documents whose deletion is answered but not yet applied to the table (see
+ * lancedb-tombstones.ts); their rows are left out as the evaluator's rejects are, fetching deeper.
+ */
+export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null, fusion: HybridFusion = DEFAULT_FUSION, hidden: Hidden | null = null): Promise<SearchHit[]> {
   if (request.collections.length === 0 || request.k < 1) return [];
   const compiled = compileToLanceWhere(request.filter);
   // With no condition but the collections, the search runs unfiltered and the collections are
@@ -85,10 +90,12 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   if (rankers.length === 0) return [];
   const k = request.k;
   const want = rankers.length === 1 ? k : Math.max(k, fusion.depth);
-  const keep = (row: ChunkRow) => inScope.has(row.key.collection) && (compiled.exact || evaluate(request.filter, row.metadata));
+  const keep = (row: ChunkRow) =>
+    inScope.has(row.key.collection) && !hidden?.has(row.key.collection, row.key.docId) && (compiled.exact || evaluate(request.filter, row.metadata));
   // Exact in the engine: one round. Otherwise rows are checked here, and more are fetched
   // until `want` pass or none are left.
-  let exact = compiled.exact && !scopeOnly;
+  const engineExact = compiled.exact && hidden === null;
+  let exact = engineExact && !scopeOnly;
   let kept: ChunkRow[][];
   // An unfiltered first round asks for no more than it needs: when the collections searched are
   // the whole table (as often), it is the only round, and a full-text search asked for 2k rows
@@ -102,7 +109,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
       // let the engine filter them first after all, in one more, exact round.
       where = asWhere(inCollections(request.collections));
       scopeOnly = false;
-      exact = compiled.exact;
+      exact = engineExact;
       limit = exact ? want / 4 : limit;
     }
   }
@@ -130,9 +137,9 @@ interface HeadRow {
 }
 
 /** The heads (one row per document) that match: its `where`, and how to order them. */
-function headsQuery(request: Pick<FindRequest, "collections" | "filter">) {
+function headsQuery(request: Pick<FindRequest, "collections" | "filter">, hidden: Hidden | null) {
   const compiled = compileToLanceWhere(request.filter);
-  const where = asWhere(and([inCollections(request.collections), "head = true", compiled.where ?? true]));
+  const where = asWhere(and([inCollections(request.collections), "head = true", compiled.where ?? true, hidden?.sql ?? true]));
   // LanceDB sorts in the engine, reading only the columns it sorts by, and agrees with
   // compareForOrder on the known fields' typed columns: one type each, strings by UTF-8
   // bytes (code point order, as compareCodePoints), a missing value (null) last either way.
@@ -157,9 +164,10 @@ async function sortedHeads(table: Table, where: string, exact: boolean, filter: 
 
 const keyOf = (r: HeadRow): DocKey => ({ collection: r.collection, docId: r.doc_id });
 
-export async function findHeads(table: Table, request: FindRequest): Promise<IndexedDocument[]> {
+/** `hidden`: documents whose deletion is answered but not yet applied (lancedb-tombstones.ts), left out. */
+export async function findHeads(table: Table, request: FindRequest, hidden: Hidden | null = null): Promise<IndexedDocument[]> {
   if (request.collections.length === 0 || request.limit < 1) return [];
-  const { where, exact, order } = headsQuery(request);
+  const { where, exact, order } = headsQuery(request, hidden);
   if (where === "false") return [];
   if (!order) {
     const page = (await sortedHeads(table, where, exact, request.filter)).slice(request.offset, request.offset + request.limit);
@@ -223,9 +231,9 @@ async function pageByRowIds(table: Table, where: string, terms: Order, offset: n
  * stream from LanceDB as they are read; otherwise every match's id and metadata (never its
  * text) are held while sorting. Texts are read one batch at a time, when the consumer asks.
  */
-export async function* scanHeads(table: Table, request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
+export async function* scanHeads(table: Table, request: ScanRequest, hidden: Hidden | null = null): AsyncGenerator<IndexedDocument[]> {
   if (request.collections.length === 0) return;
-  const { where, exact, order } = headsQuery(request);
+  const { where, exact, order } = headsQuery(request, hidden);
   if (where === "false") return;
   const size = Math.max(1, request.batch);
   let keys: DocKey[] = [];

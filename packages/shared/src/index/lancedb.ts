@@ -13,6 +13,7 @@ import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, rebuildTextIndex, reopenChunkTable, TABLE_LAYOUT, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
 import { TailWait, type TailCount } from "./lancedb-tail.ts";
 import { SearchDemand } from "./lancedb-demand.ts";
+import { Tombstones, hiddenBy, tombstonesWhere, type Hidden, type Tombstone } from "./lancedb-tombstones.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
 
@@ -176,6 +177,12 @@ export class LanceSearchIndex implements SearchIndex {
   /** Holds a search back while maintenance folds a large tail of new rows into the index. */
   readonly #tail: TailWait;
   readonly #demand: SearchDemand;
+  /** Deletions answered, not yet applied to the table (see lancedb-tombstones.ts). */
+  readonly #tombstones: Tombstones;
+  /** The application of every waiting tombstone under way, if one is. */
+  #applying: Promise<void> | null = null;
+  #applyTimer: NodeJS.Timeout | null = null;
+  #closed = false;
 
   constructor(options: LanceIndexOptions) {
     this.#options = {
@@ -200,6 +207,7 @@ export class LanceSearchIndex implements SearchIndex {
       waitForIndexRows: options.waitForIndexRows ?? 500_000,
     };
     this.#demand = new SearchDemand(options.dir, this.#options.maintainAfterSearchMs);
+    this.#tombstones = new Tombstones(options.dir);
     this.#tail = new TailWait(() => this.#textIndexCount(), {
       aboveRows: this.#options.waitAboveUnindexed,
       whileAddingAbove: this.#options.waitWhileAddingAbove,
@@ -211,8 +219,13 @@ export class LanceSearchIndex implements SearchIndex {
       return (this.#current = { ...opened, users: 0, retired: false, since: await opened.table.version() });
     });
     this.#opened.catch(() => {}); // reported by the first call that awaits it
+    // Deletions a process answered and did not apply before it stopped.
+    if (this.#tombstonesWait()) this.#applyPending();
     if (this.#options.maintainEveryMs > 0) {
-      this.#timer = setInterval(() => void this.#maintainIfDue(true), this.#options.maintainEveryMs);
+      this.#timer = setInterval(() => {
+        if (this.#tombstonesWait()) this.#applyPending();
+        void this.#maintainIfDue(true);
+      }, this.#options.maintainEveryMs);
       this.#timer.unref();
     }
     if (this.#options.renewAfterVersions > 0) {
@@ -353,6 +366,8 @@ export class LanceSearchIndex implements SearchIndex {
     const { vectorSize } = await this.#opened;
     for (const { chunks } of items) for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
     return this.#serial(async (table) => {
+      // A deletion answered before these documents were written must not remove them later.
+      await this.#applyTombstones(table, concerning(items.map((i) => i.doc)));
       const held = this.#options.soleWriter ? await this.#heldKeys(table) : null;
       const current = await this.#versions(table, items.map((i) => i.doc).filter((d) => held === null || held.has(keyHash(d))));
       const indexed = new Set(current.keys());
@@ -466,6 +481,7 @@ export class LanceSearchIndex implements SearchIndex {
 
   async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
     return this.#serial(async (table) => {
+      await this.#applyTombstones(table, concerning([doc]));
       const scope = `collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)}`;
       const rows = (await table.query().where(scope).select(["version", "sha256", "chunk"]).toArray()) as { version: bigint; sha256: string | null; chunk: number }[];
       const version = rows[0]?.version;
@@ -479,8 +495,15 @@ export class LanceSearchIndex implements SearchIndex {
     });
   }
 
+  /**
+   * A whole document's deletion is answered once it is recorded (a tombstone, which every read
+   * honours); it reaches the table afterwards, between this instance's writes. A deletion of one
+   * version (a job that found itself superseded, the doctor) is applied at once.
+   */
   async deleteDocument(collection: string, docId: string, version?: number): Promise<void> {
-    const where = and([`collection = ${sqlString(collection)}`, `doc_id = ${sqlString(docId)}`, version === undefined ? true : `version = ${Math.trunc(version)}`]);
+    await this.#opened;
+    if (version === undefined) return this.#entomb(collection, docId);
+    const where = and([`collection = ${sqlString(collection)}`, `doc_id = ${sqlString(docId)}`, `version = ${Math.trunc(version)}`]);
     await this.#serial(async (table) => {
       await table.delete(String(where));
       this.#committed();
@@ -488,34 +511,92 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async deleteCollection(collection: string): Promise<void> {
-    await this.#serial(async (table) => {
-      await table.delete(`collection = ${sqlString(collection)}`);
+    await this.#opened;
+    this.#entomb(collection, null);
+  }
+
+  #entomb(collection: string, docId: string | null): void {
+    try {
+      this.#tombstones.add(collection, docId);
+    } catch (err) {
+      throw storageError(err, INDEX_PLACE) ?? err;
+    }
+    this.#applyPending();
+  }
+
+  /** Applies the waiting tombstones `select` keeps, within a write of this instance (see Tombstones.apply). */
+  async #applyTombstones(table: Table, select: (pending: Tombstone[]) => Tombstone[]): Promise<void> {
+    await this.#tombstones.apply(select, async (chosen) => {
+      await table.delete(tombstonesWhere(chosen));
       this.#committed();
     });
+  }
+
+  /**
+   * Applies every waiting tombstone, between this instance's writes; again as long as some wait
+   * (those recorded meanwhile), and a second after a failure (logged once a run of failures).
+   */
+  #applyPending(): void {
+    if (this.#applying || this.#closed) return;
+    let failed = false;
+    this.#applying = this.#serial((table) => this.#applyTombstones(table, (all) => all))
+      .catch((err: unknown) => {
+        failed = true;
+        this.#options.logger?.warn({ err }, "search index: deletions recorded but not yet applied to the table; tried again in a second");
+      })
+      .finally(() => {
+        this.#applying = null;
+        if (this.#closed || !this.#tombstonesWait()) return;
+        if (!failed) return this.#applyPending();
+        this.#applyTimer = setTimeout(() => this.#applyPending(), 1_000);
+        this.#applyTimer.unref();
+      });
+  }
+
+  /** Whether deletions wait to be applied; false when that cannot be read (the reads that need it report why). */
+  #tombstonesWait(): boolean {
+    try {
+      return this.#tombstones.pending().length > 0;
+    } catch {
+      return false;
+    }
+  }
+
+  /** What reads leave out: documents whose deletion is answered and not yet applied. */
+  #hidden(): Hidden | null {
+    return hiddenBy(this.#tombstones.pending());
   }
 
   async search(request: SearchRequest): Promise<SearchHit[]> {
     const { vectorSize } = await this.#opened;
     return this.#demand.during(async () => {
       await this.#tail.settle();
-      return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion));
+      const hidden = this.#hidden();
+      return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion, hidden));
     });
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
-    return this.#demand.during(() => this.#with((table) => findHeads(table, request)));
+    const hidden = this.#hidden();
+    return this.#demand.during(() => this.#with((table) => findHeads(table, request, hidden)));
   }
 
   async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
-    yield* this.#withEach((table) => scanHeads(table, request));
+    const hidden = this.#hidden();
+    yield* this.#withEach((table) => scanHeads(table, request, hidden));
   }
 
   async documentChunks(collection: string, docId: string): Promise<DocumentChunks | null> {
+    if (this.#hidden()?.has(collection, docId)) return null;
     return this.#with((table) => readChunks(table, collection, docId));
   }
 
   async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
-    yield* this.#withEach((table) => inventoryOf(table, scope, batch));
+    const hidden = this.#hidden();
+    for await (const entries of this.#withEach((table) => inventoryOf(table, scope, batch))) {
+      const shown = hidden ? entries.filter((e) => !hidden.has(e.collection, e.docId)) : entries;
+      if (shown.length > 0) yield shown;
+    }
   }
 
   /**
@@ -670,19 +751,30 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#tail.stop();
+    if (this.#applyTimer) clearTimeout(this.#applyTimer);
     if (this.#timer) clearInterval(this.#timer);
     if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
     if (this.#renewTimer) clearInterval(this.#renewTimer);
     this.#timer = this.#renewTimer = null;
     await this.#maintaining;
+    await this.#applying;
     await this.#queue;
+    this.#tombstones.close();
     const opened = await this.#opened.then(() => this.#current, () => null);
     if (opened && !opened.retired) {
       opened.retired = true;
       if (opened.users === 0) closeHandle(opened);
     }
   }
+}
+
+/** Selects the tombstones that delete any of these documents (theirs, or their collection's). */
+function concerning(docs: readonly Key[]): (pending: Tombstone[]) => Tombstone[] {
+  const collections = new Set(docs.map((d) => d.collection));
+  const keys = new Set(docs.map(keyOf));
+  return (pending) => pending.filter((t) => collections.has(t.collection) && (t.docId === null || keys.has(keyOf({ collection: t.collection, docId: t.docId }))));
 }
 
 function release(handle: Handle): void {
