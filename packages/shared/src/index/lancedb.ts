@@ -131,7 +131,9 @@ const keyOf = (d: Key) => docKey(d.collection, d.docId);
  * commits) compacts them, folds new rows into the indexes (rows appended after the full-text
  * index was built are found only by a slower flat scan until then; a search that finds a large
  * tail of them waits for maintenance instead: see TailWait) and removes
- * versions older than `keepVersionsMs`. Every `renewAfterVersions` versions the table moves to a
+ * versions older than `keepVersionsMs`. Deleting a document or a collection is answered once it
+ * is recorded as a tombstone, which reads honour until it is applied (lancedb-tombstones.ts).
+ * Every `renewAfterVersions` versions the table moves to a
  * new connection (#renewIfDue), each operation keeping the one it started on until it ends.
  */
 export class LanceSearchIndex implements SearchIndex {
@@ -182,6 +184,8 @@ export class LanceSearchIndex implements SearchIndex {
   /** The application of every waiting tombstone under way, if one is. */
   #applying: Promise<void> | null = null;
   #applyTimer: NodeJS.Timeout | null = null;
+  /** Whether the last application failed (its failure was logged). */
+  #applyFailing = false;
   #closed = false;
 
   constructor(options: LanceIndexOptions) {
@@ -540,10 +544,17 @@ export class LanceSearchIndex implements SearchIndex {
     if (this.#applying || this.#closed) return;
     let failed = false;
     this.#applying = this.#serial((table) => this.#applyTombstones(table, (all) => all))
-      .catch((err: unknown) => {
-        failed = true;
-        this.#options.logger?.warn({ err }, "search index: deletions recorded but not yet applied to the table; tried again in a second");
-      })
+      .then(
+        () => {
+          if (this.#applyFailing) this.#options.logger?.info("search index: recorded deletions applied to the table again");
+          this.#applyFailing = false;
+        },
+        (err: unknown) => {
+          failed = true;
+          if (!this.#applyFailing) this.#options.logger?.warn({ err }, "search index: deletions recorded but not applied to the table; tried again every second (reads leave them out meanwhile)");
+          this.#applyFailing = true;
+        },
+      )
       .finally(() => {
         this.#applying = null;
         if (this.#closed || !this.#tombstonesWait()) return;
