@@ -7,7 +7,7 @@ import { connect } from "@lancedb/lancedb";
 import { parseFilter } from "../filter/parse.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
 import { TABLE_NAME } from "./lancedb-rows.ts";
-import { Tombstones, hiddenBy } from "./lancedb-tombstones.ts";
+import { Tombstones, hiddenBy, type Tombstone } from "./lancedb-tombstones.ts";
 
 const all = parseFilter("", new Date());
 const dirs: string[] = [];
@@ -59,6 +59,16 @@ async function eventually(check: () => Promise<boolean>, ms = 10_000): Promise<b
   return check();
 }
 
+/** The tombstones waiting in `dir`, read on a connection of their own, closed after. */
+function waiting(dir: string): Tombstone[] {
+  const tombstones = new Tombstones(dir);
+  try {
+    return tombstones.pending();
+  } finally {
+    tombstones.close();
+  }
+}
+
 const ids = async (index: LanceSearchIndex, query: string) => (await index.search({ query, collections: ["c"], filter: all, k: 10 })).map((h) => h.docId).sort();
 
 describe("deletions answered before they reach the table", () => {
@@ -84,7 +94,7 @@ describe("deletions answered before they reach the table", () => {
       release();
     }
     expect(await eventually(async () => (await rowsOf(dir, "d1")) === 0)).toBe(true);
-    expect(new Tombstones(dir).pending()).toEqual([]);
+    expect(waiting(dir)).toEqual([]);
     expect(await ids(api, "kestrel")).toEqual(["d2"]);
   });
 
@@ -101,7 +111,7 @@ describe("deletions answered before they reach the table", () => {
     await new Promise((r) => setTimeout(r, 200));
     release();
     expect(await reload).toEqual([true]);
-    expect(await eventually(async () => new Tombstones(dir).pending().length === 0)).toBe(true);
+    expect(await eventually(async () => waiting(dir).length === 0)).toBe(true);
     await api.close();
     const hits = await writer.search({ query: "osprey", collections: ["c"], filter: all, k: 10 });
     expect(hits.map((h) => [h.docId, h.text]).sort()).toEqual([["d1", "osprey new text"], ["d2", "osprey other"]]);
