@@ -225,7 +225,7 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       expect(new Set(rows.map((r) => r.doc_id))).toEqual(acknowledged);
       const index = await qdrantIndexAudit(qdrant.url, svc.env.QDRANT_COLLECTION!);
       expect(index.duplicates).toEqual([]);
-      expect(index.staged).toBe(0);
+      expect(index.orphans).toBe(0);
       expect(index.documents).toBe(acknowledged.size);
       for (const r of rows) {
         expect(r.status).toBe("ready");

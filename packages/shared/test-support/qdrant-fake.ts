@@ -1,6 +1,6 @@
 /**
  * Test support: an in-memory stand-in for the few Qdrant endpoints the adapter calls, so the
- * adapter's own logic (staging and commit, version checks, post-filtering, paging, fusion)
+ * adapter's own logic (writes in order, version checks, post-filtering, paging, fusion)
  * runs here, where no Qdrant can. It is not Qdrant: it implements the documented semantics
  * the adapter relies on (filters per interpret.ts, sparse dot product times Qdrant's IDF,
  * cosine for dense, RRF with Qdrant's formula, scroll in id order) and refuses requests outside them.
@@ -83,8 +83,12 @@ export class FakeQdrant implements QdrantApi {
   upsert: QdrantApi["upsert"] = async (name, args) => {
     this.#log("upsert", args);
     if (!("points" in args)) throw new FakeApiError(400, "batch upserts are not supported here");
-    const c = this.#get(name);
-    for (const p of args.points) {
+    this.#write(this.#get(name), args.points);
+    return done;
+  };
+
+  #write(c: Collection, points: Schemas["PointStruct"][]) {
+    for (const p of points) {
       const vectors = structuredClone(p.vector) as Vectors;
       if (Array.isArray(vectors)) throw new FakeApiError(400, "the collection has named vectors only");
       for (const [vname, v] of Object.entries(vectors)) {
@@ -100,14 +104,14 @@ export class FakeQdrant implements QdrantApi {
       else c.statistics.push(stored);
       c.points.set(stored.id, stored);
     }
-    return done;
-  };
+  }
 
   batchUpdate: QdrantApi["batchUpdate"] = async (name, args) => {
     this.#log("batchUpdate", args);
     const c = this.#get(name);
     return args.operations.map((op) => {
       if ("delete" in op) this.#remove(c, op.delete);
+      else if ("upsert" in op && "points" in op.upsert) this.#write(c, op.upsert.points);
       else if ("set_payload" in op && op.set_payload.filter) {
         for (const p of this.#select(c, op.set_payload.filter)) Object.assign(p.payload, asStored(op.set_payload.payload));
       } else throw new FakeApiError(400, `unsupported operation ${JSON.stringify(op)}`);

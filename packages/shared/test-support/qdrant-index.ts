@@ -13,8 +13,8 @@ export interface QdrantAudit {
   duplicates: string[];
   /** Committed chunk points per `collection/doc_id`. */
   chunksPerDocument: Map<string, number>;
-  /** Points of a version still staged (a write that never committed). */
-  staged: number;
+  /** Chunk points of a version that has no document point (a write that never finished). */
+  orphans: number;
 }
 
 export async function qdrantIndexAudit(url: string, qdrantCollection: string): Promise<QdrantAudit> {
@@ -24,7 +24,7 @@ export async function qdrantIndexAudit(url: string, qdrantCollection: string): P
   do {
     const page = await client.scroll(qdrantCollection, {
       limit: 1000,
-      with_payload: [KEY.kind, KEY.collection, KEY.docId, KEY.chunkIndex],
+      with_payload: [KEY.kind, KEY.collection, KEY.docId, KEY.version, KEY.chunkIndex],
       with_vector: false,
       ...(offset === undefined ? {} : { offset }),
     });
@@ -34,13 +34,15 @@ export async function qdrantIndexAudit(url: string, qdrantCollection: string): P
   } while (offset !== undefined);
   const seen = new Map<string, number>();
   const perDoc = new Map<string, number>();
+  const versionOf = (p: Schemas["Record"]["payload"]) => JSON.stringify([p?.[KEY.collection], p?.[KEY.docId], p?.[KEY.version]]);
+  const heads = new Set(points.filter((r) => r.payload?.[KEY.kind] === KIND.document).map((r) => versionOf(r.payload)));
   let documents = 0;
-  let staged = 0;
+  let orphans = 0;
   for (const { payload: p } of points) {
     const kind = p?.[KEY.kind];
     if (kind === KIND.document) documents++;
-    if (kind === KIND.stagedChunk || kind === KIND.stagedDocument) staged++;
     if (kind !== KIND.chunk) continue;
+    if (!heads.has(versionOf(p))) orphans++;
     const key = JSON.stringify([p?.[KEY.collection], p?.[KEY.docId], p?.[KEY.chunkIndex]]);
     seen.set(key, (seen.get(key) ?? 0) + 1);
     const doc = `${String(p?.[KEY.collection])}/${String(p?.[KEY.docId])}`;
@@ -51,6 +53,6 @@ export async function qdrantIndexAudit(url: string, qdrantCollection: string): P
     documents,
     duplicates: [...seen].filter(([, n]) => n > 1).map(([key]) => key),
     chunksPerDocument: perDoc,
-    staged,
+    orphans,
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../../ports.ts";
-import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, pointId, stagedPoints } from "./points.ts";
+import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, newestOnly, pointId, versionPoints } from "./points.ts";
 import { samePair } from "../../filter/qdrant-payload.ts";
 import { documentVector } from "./sparse.ts";
 
@@ -39,20 +39,27 @@ describe("payloads", () => {
     expect(documentPayload(doc)).toMatchObject({ kind: "document", collection: "c", doc_id: "d1", version: 2, text: "Full text" });
   });
 
-  it("stage a version: chunks with their vectors, one document point without any", () => {
-    const points: Schemas["PointStruct"][] = stagedPoints(doc, [
+  it("make a version's points: chunks with their vectors, one document point without any", () => {
+    const points = versionPoints(doc, [
       { index: 0, text: "herons wade", start: 0, end: 11, vector: [0.1, 0.2] },
       { index: 1, text: "?!", start: 12, end: 14 },
     ]);
-    expect(points.map((p) => [p.id, p.payload?.kind])).toEqual([
-      [pointId("c", "d1", 2, 0), "staged_chunk"],
-      [pointId("c", "d1", 2, 1), "staged_chunk"],
-      [pointId("c", "d1", 2, "document"), "staged_document"],
+    expect(points.chunks.map((p) => [p.id, p.payload?.kind])).toEqual([
+      [pointId("c", "d1", 2, 0), "chunk"],
+      [pointId("c", "d1", 2, 1), "chunk"],
     ]);
-    expect(points[0]!.vector).toEqual({ bm25: documentVector("herons wade"), dense: [0.1, 0.2] });
-    expect(points[1]!.vector).toEqual({}); // no words: no sparse vector rather than an empty one
-    expect(points[2]!.vector).toEqual({});
-    expect(points[2]!.payload).toMatchObject({ text: "Full text", metadata: doc.metadata });
+    expect(points.document.id).toBe(pointId("c", "d1", 2, "document"));
+    expect(points.chunks[0]!.vector).toEqual({ bm25: documentVector("herons wade"), dense: [0.1, 0.2] });
+    expect(points.chunks[1]!.vector).toEqual({}); // no words: no sparse vector rather than an empty one
+    expect(points.document.vector).toEqual({});
+    expect(points.document.payload).toMatchObject({ kind: "document", text: "Full text", metadata: doc.metadata });
+  });
+
+  it("keep each document's highest version among points, in their order", () => {
+    const p = (docId: string, version: number, collection = "c") => ({ payload: { collection, doc_id: docId, version } });
+    const points = [p("a", 1), p("b", 1), p("a", 2), p("a", 1, "e"), p("b", 1)];
+    expect(newestOnly(points)).toEqual({ kept: [points[1], points[2], points[3], points[4]], dropped: true });
+    expect(newestOnly(points.slice(1)).dropped).toBe(false);
   });
 });
 

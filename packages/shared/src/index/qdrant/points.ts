@@ -56,9 +56,9 @@ function basePayload(doc: IndexedDocument, kind: Kind): Payload {
   };
 }
 
-export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput, kind: Kind = KIND.chunk): Payload {
+export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput): Payload {
   return {
-    ...basePayload(doc, kind),
+    ...basePayload(doc, KIND.chunk),
     [KEY.chunkIndex]: chunk.index,
     start: chunk.start,
     end: chunk.end,
@@ -67,33 +67,42 @@ export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput, kind: Kind
   };
 }
 
-export function documentPayload(doc: IndexedDocument, kind: Kind = KIND.document): Payload {
-  return { ...basePayload(doc, kind), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+export function documentPayload(doc: IndexedDocument): Payload {
+  return { ...basePayload(doc, KIND.document), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
 }
 
 /**
- * The points of one version, staged (invisible to reads until write.ts commits them): one per
- * chunk with its sparse vector (left out when the chunk has no words) and its dense vector
- * when given, and one for the document without any vector.
+ * The points of one version: one per chunk with its sparse vector (left out when the chunk has
+ * no words) and its dense vector when given, and one for the document without any vector.
+ * write.ts says in which order they are written.
  */
-export function stagedPoints(doc: IndexedDocument, chunks: readonly ChunkInput[]): Schemas["PointStruct"][] {
-  const points: Schemas["PointStruct"][] = chunks.map((chunk) => {
-    const vector: Record<string, Schemas["Vector"]> = {};
-    const sparse = documentVector(chunk.text);
-    if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
-    if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
-    return {
-      id: pointId(doc.collection, doc.docId, doc.version, chunk.index),
-      vector,
-      payload: chunkPayload(doc, chunk, KIND.stagedChunk),
-    };
-  });
-  points.push({
-    id: pointId(doc.collection, doc.docId, doc.version, "document"),
-    vector: {},
-    payload: documentPayload(doc, KIND.stagedDocument),
-  });
-  return points;
+export function versionPoints(doc: IndexedDocument, chunks: readonly ChunkInput[]): { chunks: Schemas["PointStruct"][]; document: Schemas["PointStruct"] } {
+  return {
+    chunks: chunks.map((chunk) => {
+      const vector: Record<string, Schemas["Vector"]> = {};
+      const sparse = documentVector(chunk.text);
+      if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
+      if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
+      return { id: pointId(doc.collection, doc.docId, doc.version, chunk.index), vector, payload: chunkPayload(doc, chunk) };
+    }),
+    document: { id: pointId(doc.collection, doc.docId, doc.version, "document"), vector: {}, payload: documentPayload(doc) },
+  };
+}
+
+/**
+ * The points of each document at its highest version among them, in their order: while a
+ * batch is written a document may have points of two versions (write.ts), and an answer shows
+ * one. Answers whether any point was left out.
+ */
+export function newestOnly<P extends { payload?: Payload | null }>(points: readonly P[]): { kept: P[]; dropped: boolean } {
+  const newest = new Map<string, number>();
+  const keyOf = (p: P) => JSON.stringify([p.payload?.[KEY.collection], p.payload?.[KEY.docId]]);
+  for (const p of points) {
+    const key = keyOf(p);
+    newest.set(key, Math.max(newest.get(key) ?? -Infinity, Number(p.payload?.[KEY.version])));
+  }
+  const kept = points.filter((p) => Number(p.payload?.[KEY.version]) === newest.get(keyOf(p)));
+  return { kept, dropped: kept.length < points.length };
 }
 
 function field<T>(payload: Payload | null | undefined, key: string, type: "string" | "number" | "object"): T {

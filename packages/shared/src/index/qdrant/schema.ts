@@ -4,10 +4,8 @@
  * Two kinds of point share it, told apart by the `kind` payload key: one point per chunk (the
  * sparse BM25 vector, and the dense vector when an embedder is configured) and one point per
  * document (no vector; its metadata and full text, for `findDocuments`). Keeping both in one
- * Qdrant collection lets a new version replace the old one in a single batch request (see
- * write.ts), which two collections could not do. While a version is being written its points
- * carry a `staged_*` kind that no read asks for, so readers never see part of a version (while
- * the commit request is applied, a search may see the old and the new one, each whole).
+ * Qdrant collection lets a batch's document points and the removal of what their versions
+ * supersede go in one batch request (see write.ts), which two collections could not do.
  *
  * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
  * document's metadata as given), and three keyword lists derived from the metadata that let
@@ -25,8 +23,6 @@ export const VECTORS = { dense: "dense", sparse: "bm25" } as const;
 export const KIND = {
   chunk: "chunk",
   document: "document",
-  stagedChunk: "staged_chunk",
-  stagedDocument: "staged_document",
 } as const;
 export type Kind = (typeof KIND)[keyof typeof KIND];
 

@@ -88,22 +88,38 @@ describe("QdrantSearchIndex", () => {
     expect(loose.map((h) => [h.docId, h.score])).toEqual(exact.map((h) => [h.docId, h.score]));
   });
 
-  it("keeps a new version invisible until its commit, then the old one gone", async () => {
+  it("shows one version of a document in every answer while a new one is written", async () => {
     const { fake, index } = setup();
-    await index.indexDocuments([item(doc("d1", "osprey", {}, 1))]);
+    await index.indexDocuments([item(doc("d1", "osprey", {}, 1)), item(doc("d2", "osprey nest", {}, 1))]);
     const batchUpdate = fake.batchUpdate;
-    const seen: string[] = [];
+    const seen: string[][] = [];
     fake.batchUpdate = async (name, args) => {
-      const hits = await index.search({ query: "osprey falcon", collections: ["c"], filter: parseFilter(""), k: 10 });
+      // The new version's chunks are written, its document point and the removal not yet.
+      for (const query of ["osprey falcon", "osprey"]) {
+        seen.push((await index.search({ query, collections: ["c"], filter: parseFilter(""), k: 2 })).map((h) => `${h.docId}:${h.text}`));
+      }
       const docs = await index.findDocuments({ collections: ["c"], filter: parseFilter(""), limit: 10, offset: 0 });
-      seen.push(...hits.map((h) => h.text), ...docs.map((d) => `v${d.version}`));
+      seen.push(docs.map((d) => `${d.docId}:v${d.version}`));
       return batchUpdate(name, args);
     };
     expect(await index.indexDocuments([item(doc("d1", "falcon", {}, 2))])).toEqual([true]);
-    expect(seen).toEqual(["osprey", "v1"]);
+    // Both versions' chunks match "osprey falcon": the highest alone is shown, and the answer
+    // still has k results. A query only the old version matches finds it (never missing).
+    expect(seen).toEqual([["d1:falcon", "d2:osprey nest"], ["d1:osprey", "d2:osprey nest"], ["d1:v1", "d2:v1"]]);
     const after = await index.search({ query: "osprey falcon", collections: ["c"], filter: parseFilter(""), k: 10 });
-    expect(after.map((h) => h.text)).toEqual(["falcon"]);
-    expect([...fake.collections.get("docs")!.points.values()].map((p) => p.payload.version)).toEqual([2, 2]);
+    expect(after.map((h) => h.text)).toEqual(["falcon", "osprey nest"]);
+    const d1 = [...fake.collections.get("docs")!.points.values()].filter((p) => p.payload.doc_id === "d1");
+    expect(d1.map((p) => p.payload.version)).toEqual([2, 2]);
+  });
+
+  it("writes a batch in three requests, whatever its size", async () => {
+    const { fake, index } = setup();
+    await index.indexDocuments(Array.from({ length: 3 }, (_, i) => item(doc(`d${i}`, "first"))));
+    fake.calls.length = 0;
+    await index.indexDocuments(Array.from({ length: 200 }, (_, i) => item(doc(`d${i}`, "second", {}, 2))));
+    expect(fake.calls.map((c) => c.method)).toEqual(["upsert", "batchUpdate", "scroll"]);
+    expect(await index.search({ query: "first", collections: ["c"], filter: parseFilter(""), k: 5 })).toEqual([]);
+    expect((await index.search({ query: "second", collections: ["c"], filter: parseFilter(""), k: 500 })).length).toBe(200);
   });
 
   it("withdraws a version that another writer superseded during its commit", async () => {

@@ -8,11 +8,11 @@ import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
-import { derivedLists, headOf, hitOf, metadataOf, stagedPoints, storedChunkOf, type DocumentHead } from "./points.ts";
+import { derivedLists, headOf, hitOf, metadataOf, newestOnly, storedChunkOf, versionPoints, type DocumentHead } from "./points.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
-import { chunkCount, collectionFilter, commitOperations, docKey, documentFilter, inventoryFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+import { chunkCount, collectionFilter, docKey, documentFilter, inventoryFilter, supersededFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
 export interface QdrantIndexOptions {
   /** Used when no `client` is given. */
@@ -94,21 +94,30 @@ export class QdrantSearchIndex implements SearchIndex {
     if (items.length === 0) return [];
     await this.#ensure();
     for (const { chunks } of items) for (const chunk of chunks) if (chunk.vector) this.#checkSize(chunk.vector.length);
-    const current = await this.#versions(items.map((i) => i.doc));
-    const accepted = items.map(({ doc }) => {
+    // Within the batch, a document's highest version alone is written.
+    const highest = new Map<string, number>();
+    for (const { doc } of items) {
       const key = docKey(doc.collection, doc.docId);
-      if ((current.get(key) ?? -Infinity) > doc.version) return false;
-      current.set(key, doc.version); // a later item of the batch must not go back either
-      return true;
+      highest.set(key, Math.max(highest.get(key) ?? -Infinity, doc.version));
+    }
+    const accepted = items.map(({ doc }, i) => {
+      const key = docKey(doc.collection, doc.docId);
+      return highest.get(key) === doc.version && items.findIndex((it) => docKey(it.doc.collection, it.doc.docId) === key && it.doc.version === doc.version) === i;
     });
     const chosen = items.filter((_, i) => accepted[i]);
-    if (chosen.length === 0) return accepted;
-    for (const points of upsertBatches(chosen.flatMap(({ doc, chunks }) => stagedPoints(doc, chunks)))) {
-      await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points }));
+    // write.ts: the chunks, then one request with the document points and the removal of what
+    // they supersede.
+    const points = chosen.map(({ doc, chunks }) => versionPoints(doc, chunks));
+    for (const batch of upsertBatches(points.flatMap((p) => p.chunks))) {
+      await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
     }
-    const operations = chosen.flatMap(({ doc, chunks }) => commitOperations(doc, chunkCount(chunks)));
+    const documents = upsertBatches(points.map((p) => p.document));
+    for (const batch of documents.slice(0, -1)) await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
+    const superseded = supersededFilter(chosen.map(({ doc, chunks }) => ({ ...doc, chunks: chunkCount(chunks) })));
+    const operations: Schemas["UpdateOperation"][] = [{ upsert: { points: documents.at(-1)! } }, { delete: { filter: superseded } }];
     await this.#call("commit a version", (c, name) => c.batchUpdate(name, { wait: true, operations }));
-    // Another writer may have committed a newer version between our check and our commit.
+    // A newer version written before (or while) this one: this one goes again. Until it has
+    // gone, readers keep the newer one.
     const after = await this.#versions(chosen.map((i) => i.doc));
     for (const [i, { doc }] of items.entries()) {
       if (!accepted[i] || (after.get(docKey(doc.collection, doc.docId)) ?? -Infinity) <= doc.version) continue;
@@ -229,19 +238,27 @@ export class QdrantSearchIndex implements SearchIndex {
     await this.#ensure();
     if (request.vector) this.#checkSize(request.vector.length);
     const k = request.k;
-    const depth = Math.max(k, this.#fusion.depth);
+    // An answer keeps each document's highest version (write.ts): when that leaves out points,
+    // it is asked again, deeper, until k remain or no more match.
     if (compiled.exact) {
-      const { points } = await this.#call("search", (c, name) => c.query(name, searchRequest(ranking, filter, k, depth)));
-      return points.map(hitOf);
+      for (let limit = k; ; limit *= 4) {
+        const query = searchRequest(ranking, filter, limit, Math.max(limit, this.#fusion.depth));
+        const { points } = await this.#call("search", (c, name) => c.query(name, query));
+        const { kept } = newestOnly(points);
+        if (kept.length >= k || points.length < limit) return kept.slice(0, k).map(hitOf);
+      }
     }
     // Qdrant's filter lets through a superset: check each ranking's candidates with the
     // evaluator, fetching deeper until each has enough or has no more, then fuse what passed,
     // as Qdrant would have fused exactly filtered prefetches.
+    const depth = Math.max(k, this.#fusion.depth);
     const want = ranking.length === 1 ? k : depth;
     const keep = (p: Point) => evaluate(request.filter, metadataOf(p.payload));
     for (let limit = Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
       const lists = await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)));
-      const kept = lists.map((l) => l.points.filter(keep).slice(0, want));
+      // The newest version of a document among every list, so that two lists never show two versions.
+      const newest = new Set(newestOnly(lists.flatMap((l) => l.points)).kept);
+      const kept = lists.map((l) => l.points.filter((p) => newest.has(p) && keep(p)).slice(0, want));
       if (!lists.every((l, i) => kept[i]!.length === want || l.points.length < limit)) continue;
       if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
       const fused = reciprocalRankFusion(kept, (p) => String(p.id), RRF_K, ranking.map((r) => r.weight)).slice(0, k);

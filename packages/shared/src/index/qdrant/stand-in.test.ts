@@ -10,8 +10,8 @@ import { FakeQdrant } from "../../../test-support/qdrant-fake.ts";
 import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient, statusOf, type QdrantApi } from "./client.ts";
 import { prepareCollection } from "./setup.ts";
-import { stagedPoints } from "./points.ts";
-import { chunkCount, commitOperations, documentFilter } from "./write.ts";
+import { versionPoints } from "./points.ts";
+import { chunkCount, documentFilter, supersededFilter } from "./write.ts";
 import { queryVector } from "./sparse.ts";
 import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { KIND } from "./schema.ts";
@@ -34,8 +34,10 @@ async function observe(client: QdrantApi, name: string): Promise<Observation[]> 
   const write = async (i: number, text: string, vector: number[] | undefined, metadata: Metadata = {}, version = 1) => {
     const doc = { collection: i % 2 ? "a" : "b", docId: `d${i}`, version, metadata, text };
     const chunks = [{ index: 0, text, start: 0, end: text.length, vector }];
-    await client.upsert(name, { wait: true, points: stagedPoints(doc, chunks) });
-    await client.batchUpdate(name, { wait: true, operations: commitOperations(doc, chunkCount(chunks)) });
+    const points = versionPoints(doc, chunks);
+    await client.upsert(name, { wait: true, points: points.chunks });
+    const superseded = supersededFilter([{ ...doc, chunks: chunkCount(chunks) }]);
+    await client.batchUpdate(name, { wait: true, operations: [{ upsert: { points: [points.document] } }, { delete: { filter: superseded } }] });
   };
   for (const [i, text] of TEXTS.entries()) await write(i, text, VECTORS[i], { priority: i, big: 2 ** 62 + i * 1024, huge: -(2 ** 63) });
   const chunks = scopeFilter(KIND.chunk, ["a", "b"], true)!;

@@ -1,35 +1,18 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { chunkCount, collectionFilter, commitOperations, documentFilter, upsertBatches, versionsFilter } from "./write.ts";
+import { chunkCount, collectionFilter, documentFilter, supersededFilter, upsertBatches, versionsFilter } from "./write.ts";
 
 describe("write requests", () => {
-  it("commit a version in one batch: show its staged points, then drop older versions and extra chunks", () => {
-    const ops: Schemas["UpdateOperation"][] = commitOperations({ collection: "c", docId: "d", version: 3 }, 2);
-    const self = [
-      { key: "collection", match: { value: "c" } },
-      { key: "doc_id", match: { value: "d" } },
-      { key: "version", match: { value: 3 } },
-    ];
-    expect(ops).toEqual([
-      {
-        set_payload: {
-          payload: { kind: "chunk" },
-          filter: { must: [...self, { key: "kind", match: { value: "staged_chunk" } }, { key: "chunk_index", range: { lt: 2 } }] },
-        },
-      },
-      { set_payload: { payload: { kind: "document" }, filter: { must: [...self, { key: "kind", match: { value: "staged_document" } }] } } },
-      {
-        delete: {
-          filter: {
-            must: self.slice(0, 2),
-            should: [
-              { key: "version", range: { lt: 3 } },
-              { must: [{ key: "version", match: { value: 3 } }, { key: "chunk_index", range: { gte: 2 } }] },
-            ],
-          },
-        },
-      },
-    ]);
+  it("supersede, in one filter, older versions and extra chunks of each document of a batch", () => {
+    const filter: Schemas["Filter"] = supersededFilter([{ collection: "c", docId: "d", version: 3, chunks: 2 }, { collection: "e", docId: "f", version: 1, chunks: 5 }]);
+    const of = (collection: string, docId: string, version: number, chunks: number) => ({
+      must: [
+        { key: "collection", match: { value: collection } },
+        { key: "doc_id", match: { value: docId } },
+        { should: [{ key: "version", range: { lt: version } }, { must: [{ key: "version", match: { value: version } }, { key: "chunk_index", range: { gte: chunks } }] }] },
+      ],
+    });
+    expect(filter).toEqual({ should: [of("c", "d", 3, 2), of("e", "f", 1, 5)] });
   });
 
   it("find the committed versions of a batch's documents", () => {

@@ -1,16 +1,21 @@
 /**
- * The write requests. A version of a document is written in two steps:
+ * The write requests. A batch of document versions is written in a fixed number of requests,
+ * whatever the number of documents in it (index/qdrant/search-index.ts sends them in order):
  *
- * 1. its points are upserted staged (`staged_chunk`, `staged_document`: no read asks for these
- *    kinds), in requests bounded by UPSERT_LIMITS, with ids that depend only on
- *    collection, document, version and chunk, so a retried job overwrites its own points;
- * 2. one batch request commits it: its staged points take their visible kind, then every point
- *    of an older version goes, and so do chunks of this version beyond its chunk count (left by
- *    an earlier attempt that made more chunks). Qdrant applies a batch's operations in order,
- *    but not as one transaction.
+ * 1. their chunk points are upserted, in requests bounded by UPSERT_LIMITS, with ids that
+ *    depend only on collection, document, version and chunk, so a retried job overwrites its
+ *    own points;
+ * 2. one batch request upserts their document points (after every chunk of their version, so a
+ *    read that finds a document point finds all its chunks), then deletes, in one operation,
+ *    every point of an older version of those documents and chunks of the same version beyond
+ *    its chunk count (left by an earlier attempt that made more chunks). Qdrant applies a
+ *    batch's operations in order, each on every shard before the next;
+ * 3. one scroll reads the highest version of each document: a version older than one already
+ *    written (a stale job, a race between two workers) is deleted again and refused.
  *
- * So a reader never sees part of a version: it sees the old version until the commit, the new
- * one after it, and, for a search that runs while the commit request is being applied, both.
+ * Between 1 and the end of 2 a document may have points of two versions: every read keeps the
+ * highest version of each document it meets (search included), so an answer shows one version
+ * of a document, never both, and a replaced document is never missing.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../../ports.ts";
@@ -20,7 +25,7 @@ import { KEY, KIND } from "./schema.ts";
  * Bounds of one upsert request: Qdrant refuses requests over 32 MB by default (a point over
  * the byte bound still goes, alone).
  */
-export const UPSERT_LIMITS = { points: 128, bytes: 8 * 1024 * 1024 } as const;
+export const UPSERT_LIMITS = { points: 1024, bytes: 8 * 1024 * 1024 } as const;
 
 type Condition = Schemas["Condition"];
 
@@ -30,28 +35,27 @@ function ofDocument(collection: string, docId: string): Condition[] {
   return [is(KEY.collection, collection), is(KEY.docId, docId)];
 }
 
-export function commitOperations(doc: Pick<IndexedDocument, "collection" | "docId" | "version">, chunkCount: number): Schemas["UpdateOperation"][] {
-  const self = [...ofDocument(doc.collection, doc.docId), is(KEY.version, doc.version)];
-  return [
-    {
-      set_payload: {
-        payload: { [KEY.kind]: KIND.chunk },
-        filter: { must: [...self, is(KEY.kind, KIND.stagedChunk), { key: KEY.chunkIndex, range: { lt: chunkCount } }] },
-      },
-    },
-    { set_payload: { payload: { [KEY.kind]: KIND.document }, filter: { must: [...self, is(KEY.kind, KIND.stagedDocument)] } } },
-    {
-      delete: {
-        filter: {
-          must: ofDocument(doc.collection, doc.docId),
+/** A version written, with the number of chunks it has. */
+export type Written = Pick<IndexedDocument, "collection" | "docId" | "version"> & { chunks: number };
+
+/**
+ * What a batch's versions supersede, as one filter: for each document, every point of an older
+ * version, and chunks of the written version from its chunk count on.
+ */
+export function supersededFilter(written: readonly Written[]): Schemas["Filter"] {
+  return {
+    should: written.map((doc) => ({
+      must: [
+        ...ofDocument(doc.collection, doc.docId),
+        {
           should: [
             { key: KEY.version, range: { lt: doc.version } },
-            { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: chunkCount } }] },
+            { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: doc.chunks } }] },
           ],
         },
-      },
-    },
-  ];
+      ],
+    })),
+  };
 }
 
 /** The committed document points of these documents, to learn which version each has. */
