@@ -17,7 +17,7 @@ describe("loadConfig", () => {
       requestTimeoutMs: 300_000,
     });
     expect(c.dataDir).toBe(path.resolve("./data"));
-    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 4 });
+    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 64, batchSize: 32 });
     expect(c.blobStore.kind).toBe("fs");
     expect(c.index.kind).toBe("lancedb");
     expect(c.embedder.kind).toBe("none");

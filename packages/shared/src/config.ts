@@ -120,7 +120,8 @@ const envSchema = z.object({
   EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
   REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
-  WORKER_CONCURRENCY: int(1, 256).default(4),
+  WORKER_CONCURRENCY: int(1, 4096).default(64),
+  WORKER_BATCH_SIZE: int(1, 1024).default(32),
   WORKER_METRICS_PORT: int(0, 65535).default(9464),
   RECOVERY_INTERVAL_S: int(0, 86_400).default(60),
   S3_ENDPOINT: z.string().url().optional(),
@@ -203,7 +204,7 @@ export function loadConfig(env: Env) {
     },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token"), jwt: jwtConfig(e) },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MIN, redisUrl: e.QUEUE === "bullmq" ? e.REDIS_URL : null, prefix: e.REDIS_PREFIX },
-    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY },
+    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY, batchSize: Math.min(e.WORKER_BATCH_SIZE, e.WORKER_CONCURRENCY) },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },
     // A queued or processing document counts as lost once it went a whole interval (a minute
     // when the timer is off: the doctor's check) without a change and without a job.

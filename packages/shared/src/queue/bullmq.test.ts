@@ -16,8 +16,8 @@ afterEach(async () => {
   for (let next = undo.pop(); next; next = undo.pop()) await next();
 });
 
-function fixture(redisUrl = REDIS_URL, prefix = testRedisPrefix()) {
-  const queue = new BullQueue({ redisUrl, prefix, concurrency: 4, logger });
+function fixture(redisUrl = REDIS_URL, prefix = testRedisPrefix(), sizes: { concurrency: number; batchSize?: number } = { concurrency: 4 }) {
+  const queue = new BullQueue({ redisUrl, prefix, ...sizes, logger });
   // The test's own look at the queue, as an operator would take it.
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
   const raw = new Queue("ingest", { connection, prefix });
@@ -174,6 +174,33 @@ describe("BullQueue: batches", () => {
     expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
     // Each handled as BullMQ hands it over, the jobs made a batch each (31 or 32 batches).
     expect(batches.length).toBeLessThanOrEqual(groups * 2);
+  }, 60_000);
+});
+
+describe("BullQueue: batches in flight", () => {
+  it("handles several batches of the batch size at once, up to its concurrency", async () => {
+    const { queue: q } = fixture(REDIS_URL, testRedisPrefix(), { concurrency: 12, batchSize: 4 });
+    const jobs = Array.from({ length: 48 }, job);
+    await q.enqueue(jobs);
+    const batches: string[][] = [];
+    let inFlight = 0;
+    let most = 0;
+    const all = new Promise<void>((done) => {
+      q.start({
+        ingest: async (batch) => {
+          batches.push(batch.map((j) => j.docId));
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, 200)); // an index commit
+          inFlight--;
+          if (batches.flat().length === jobs.length) done();
+        },
+      });
+    });
+    await all;
+    expect(batches.flat().sort()).toEqual(jobs.map((j) => j.docId).sort());
+    expect(Math.max(...batches.map((b) => b.length))).toBeLessThanOrEqual(4);
+    expect(most).toBeGreaterThanOrEqual(2);
+    expect(most).toBeLessThanOrEqual(3);
   }, 60_000);
 });
 

@@ -30,7 +30,10 @@ export interface BullQueueOptions {
   redisUrl: string;
   /** Redis key prefix: several deployments (or test runs) can share one Redis. */
   prefix: string;
+  /** Jobs a worker holds at once, in batches of up to `batchSize` (several batches in flight). */
   concurrency: number;
+  /** Jobs handled together as one batch (one index write); default: the concurrency. */
+  batchSize?: number;
   logger: Logger;
   /** How long a worker holds a job before another may take it over (a dead worker's jobs). */
   lockMs?: number;
@@ -181,14 +184,15 @@ export class BullQueue implements JobQueue {
   }
 
   /**
-   * Jobs taken together (up to the concurrency) are handled as one batch: one index commit and
+   * Jobs taken together (up to the batch size) are handled as one batch: one index commit and
    * one catalog commit instead of one per document. BullMQ hands them over one at a time, so the
-   * first waits up to GATHER_MS for the others.
+   * first waits up to GATHER_MS for the others. While a batch is handled, the worker takes more
+   * jobs (up to its concurrency), which make the next batches.
    */
   #gather(payload: IngestJob, attempt: Attempt, handler: JobHandler<"ingest">): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.#batch.push({ job: payload, attempt, done: (err) => (err ? reject(err) : resolve()) });
-      if (this.#batch.length >= this.#options.concurrency) {
+      if (this.#batch.length >= (this.#options.batchSize ?? this.#options.concurrency)) {
         if (this.#gathering) clearTimeout(this.#gathering);
         this.#gathering = null;
         void this.#flush(handler);
