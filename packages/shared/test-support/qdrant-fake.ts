@@ -281,9 +281,30 @@ function select(payload: Payload, how: unknown): Payload | null {
   if (how === false) return null;
   const copy = asReturned(payload);
   if (how === true) return copy;
-  if (Array.isArray(how)) return Object.fromEntries(Object.entries(copy).filter(([k]) => how.includes(k)));
+  if (Array.isArray(how)) return pick(copy, how as string[]);
   const { include, exclude } = how as { include?: string[]; exclude?: string[] };
-  if (include) return Object.fromEntries(Object.entries(copy).filter(([k]) => include.includes(k)));
+  if (include) return pick(copy, include);
   if (exclude) return Object.fromEntries(Object.entries(copy).filter(([k]) => !exclude.includes(k)));
   throw new FakeApiError(400, `unsupported with_payload ${JSON.stringify(how)}`);
+}
+
+/**
+ * The payload keys asked for, a dotted key as a path into objects: Qdrant answers
+ * `metadata.created` with `{ metadata: { created } }`, and `{ metadata: {} }` when the object
+ * lacks the key.
+ */
+function pick(payload: Payload, keys: readonly string[]): Payload {
+  const out: Payload = {};
+  for (const key of keys) {
+    const path = key.split(".");
+    let from: unknown = payload;
+    let to = out;
+    for (const [i, step] of path.entries()) {
+      if (typeof from !== "object" || from === null || Array.isArray(from) || !Object.hasOwn(from, step)) break;
+      from = (from as Payload)[step];
+      if (i === path.length - 1) to[step] = from;
+      else to = (to[step] ??= {}) as Payload;
+    }
+  }
+  return out;
 }

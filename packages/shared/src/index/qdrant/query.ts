@@ -83,6 +83,7 @@ export function scrollRequest(
   return { filter, limit, with_payload: withPayload, with_vector: false, ...(offset === null ? {} : { offset }) };
 }
 
-export function textRequest(ids: readonly Schemas["ExtendedPointId"][]): Schemas["PointRequest"] {
-  return { ids: [...ids], with_payload: [KEY.text], with_vector: false };
+/** The texts of some document points, and with `metadata` their metadata too. */
+export function textRequest(ids: readonly Schemas["ExtendedPointId"][], metadata = false): Schemas["PointRequest"] {
+  return { ids: [...ids], with_payload: metadata ? [KEY.text, KEY.metadata] : [KEY.text], with_vector: false };
 }

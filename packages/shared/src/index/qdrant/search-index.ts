@@ -9,8 +9,8 @@ import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
 import { derivedLists, headOf, hitOf, metadataOf, newestOnly, storedChunkOf, versionPoints, type DocumentHead } from "./points.ts";
-import { rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
-import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, type Placement } from "./schema.ts";
+import { HEAD_PAYLOAD, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
+import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, metadataKey, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
 import { chunkCount, collectionFilter, docKey, documentFilter, inventoryFilter, supersededFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
@@ -268,46 +268,55 @@ export class QdrantSearchIndex implements SearchIndex {
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
     if (request.limit < 1) return [];
-    const heads = await this.#sortedHeads(request);
-    return this.#withTexts(heads.slice(request.offset, request.offset + request.limit));
+    const { heads, lean } = await this.#sortedHeads(request);
+    return this.#withTexts(heads.slice(request.offset, request.offset + request.limit), lean);
   }
 
   /** Every match's head is held while sorting (no text); texts are read a batch at a time. */
   async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
-    const heads = await this.#sortedHeads(request);
+    const { heads, lean } = await this.#sortedHeads(request);
     const size = Math.max(1, request.batch);
-    for (let i = 0; i < heads.length; i += size) yield await this.#withTexts(heads.slice(i, i + size));
+    for (let i = 0; i < heads.length; i += size) yield await this.#withTexts(heads.slice(i, i + size), lean);
   }
 
   /**
    * The latest head of every matching document, in the reference order (ORDERBY terms, then
-   * collection and id). Qdrant can order by one numeric payload key only, so every match is
-   * read, without its text, and sorted here.
+   * collection and id). Every match is read and sorted here; when Qdrant's filter is exact, a
+   * head carries only the ORDERBY fields of its metadata, and the page's own heads are read
+   * whole with their texts.
    */
-  async #sortedHeads(request: Pick<FindRequest, "collections" | "filter">): Promise<DocumentHead[]> {
-    const filter = scopeFilter(KIND.document, request.collections, compileFilter(request.filter).condition);
-    if (filter === null) return [];
+  async #sortedHeads(request: Pick<FindRequest, "collections" | "filter">): Promise<{ heads: DocumentHead[]; lean: boolean }> {
+    const compiled = compileFilter(request.filter);
+    const filter = scopeFilter(KIND.document, request.collections, compiled.condition);
+    if (filter === null) return { heads: [], lean: false };
     await this.#ensure();
+    const lean = compiled.exact;
+    const payload = lean ? [KEY.collection, KEY.docId, KEY.version, ...request.filter.orderBy.map((t) => metadataKey(t.field))] : HEAD_PAYLOAD;
     const latest = new Map<string, DocumentHead>();
-    for (const head of (await this.#scrollAll(filter)).map(headOf)) {
+    for (const point of await this.#scrollAll(filter, payload)) {
+      const head = headOf(lean ? { ...point, payload: { [KEY.metadata]: {}, ...point.payload } } : point);
       const key = docKey(head.collection, head.docId);
       if ((latest.get(key)?.version ?? -Infinity) < head.version) latest.set(key, head);
     }
-    return [...latest.values()]
-      .filter((head) => evaluate(request.filter, head.metadata))
+    const heads = [...latest.values()]
+      .filter((head) => lean || evaluate(request.filter, head.metadata))
       .sort((a, b) =>
         compareForOrder(a.metadata, b.metadata, request.filter.orderBy) ||
         compareCodePoints(a.collection, b.collection) ||
         compareCodePoints(a.docId, b.docId));
+    return { heads, lean };
   }
 
-  async #withTexts(page: DocumentHead[]): Promise<IndexedDocument[]> {
+  /** The page's documents with their texts (and their whole metadata, for lean heads). */
+  async #withTexts(page: DocumentHead[], lean: boolean): Promise<IndexedDocument[]> {
     if (page.length === 0) return [];
-    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.id))));
-    const texts = new Map(records.map((r) => [String(r.id), r.payload?.[KEY.text]]));
+    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.id), lean)));
+    const byId = new Map(records.map((r) => [String(r.id), r.payload]));
     return page.flatMap(({ id, collection, docId, version, metadata }) => {
-      const text = texts.get(String(id));
-      return typeof text === "string" ? [{ collection, docId, version, metadata, text }] : [];
+      const payload = byId.get(String(id));
+      const text = payload?.[KEY.text];
+      if (typeof text !== "string") return [];
+      return [{ collection, docId, version, metadata: lean ? metadataOf(payload) : metadata, text }];
     });
   }
 

@@ -62,6 +62,7 @@ async function observe(client: QdrantApi, name: string): Promise<Observation[]> 
   const first = (pages[0] as [string][])[0]![0];
   see("retrieve", (await client.retrieve(name, textRequest([first, "00000000-0000-0000-0000-000000000000"]))).map((r) => [r.id, r.payload]));
   see("payload include", (await client.scroll(name, { filter: documents, limit: 1, with_payload: { include: ["kind", "version"] } })).points.map((p) => p.payload));
+  see("nested payload keys", (await client.scroll(name, { filter: documents, limit: 2, with_payload: ["doc_id", "metadata.priority", "metadata.absent", "absent.key"] })).points.map((p) => p.payload));
   const [big] = (await client.scroll(name, { filter: documentFilter("b", "d0"), limit: 1, with_payload: ["metadata"] })).points;
   see("big integers", JSON.stringify(big?.payload, (_k, v: unknown) => (typeof v === "bigint" ? `${v}n` : v)));
   // A new version: the old one's points are deleted, yet Qdrant's IDF still counts them.
