@@ -11,9 +11,10 @@
  *   BENCH_NODE_ARGS   Node options for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SERVICE_LOG=FILE  the service's output written there at the end (with LOG_LEVEL=info:
  *                     its maintenance runs, rows and duration each)
- *   BENCH_INDEX=qdrant  the distributed mode with Qdrant instead of bare LanceDB beside the
- *                     embedded service: loaded with one worker process, then afresh with two
- *                     and searched (scale-qdrant.ts; QDRANT_BIN or QDRANT_URL, BENCH_BLOBS=fs)
+ *   BENCH_INDEX=qdrant  the distributed mode on Qdrant, beside bare Qdrant (scale-bare-qdrant.ts):
+ *                     loaded with one worker process, then afresh with two and searched
+ *                     (scale-qdrant.ts; QDRANT_BIN, BENCH_BLOBS=fs); BENCH_ONLY=service
+ *                     leaves bare Qdrant out
  * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS, WORKER_CONCURRENCY...) reaches the
  * service as it is.
  */
@@ -24,6 +25,7 @@ import { fmt } from "./lib.ts";
 import { FILTER_TEXT, TAG_TEXT, MB, scaleOptions, type Rate, type SideFigures } from "./scale-measure.ts";
 import { serviceFigures, type ServiceFigures } from "./scale-service.ts";
 import { qdrantFigures, type DistributedFigures } from "./scale-qdrant.ts";
+import { bareQdrantFigures, type BareQdrantFigures } from "./scale-bare-qdrant.ts";
 
 const only = process.env.BENCH_ONLY;
 const versusQdrant = process.env.BENCH_INDEX === "qdrant";
@@ -43,10 +45,10 @@ if (process.env.SCALE_CHILD === "lancedb") {
   console.log(`query sets, ${opts.queries.length} SciFact test queries, 8 at once, >= ${opts.seconds} s each: search k=10; search k=10 with "${FILTER_TEXT}"; tag lookup "${TAG_TEXT}" limit 100`);
   const wall = performance.now();
   if (versusQdrant) {
+    const bare = only === "service" ? undefined : await bareQdrantFigures(opts);
     const one = await qdrantFigures(opts, 1, false);
     const two = await qdrantFigures(opts, 2, true);
-    const embedded = only === "lancedb" ? undefined : await serviceFigures(opts);
-    reportQdrant(one, two, embedded);
+    reportQdrant(one, two, bare);
   } else {
     const ours: ServiceFigures | undefined = only === "lancedb" ? undefined : await serviceFigures(opts);
     const bare: SideFigures | undefined = only === "service" ? undefined : await lancedbInChild();
@@ -104,27 +106,32 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
 }
 
 /** The distributed mode with Qdrant beside the embedded service (LanceDB), the same documents. */
-function reportQdrant(one: DistributedFigures, two: DistributedFigures, embedded: ServiceFigures | undefined) {
-  const rows: [string, string, string, string][] = [["figure", "distributed, Qdrant", "embedded, LanceDB", "ratio"]];
+function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: BareQdrantFigures | undefined) {
+  const rows: [string, string, string, string][] = [["figure", "docstore on Qdrant", "bare Qdrant", "ratio"]];
   const cell = (v: number | undefined, digits = 0) => (v === undefined ? "-" : fmt(v, digits));
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "-" : fmt(a / b, 2));
-  rows.push(["indexed docs/s (end to end), one worker", cell(one.indexedPerSec), cell(embedded?.indexedPerSec), ratio(one.indexedPerSec, embedded?.indexedPerSec)]);
-  rows.push(["indexed docs/s (end to end), two workers", cell(two.indexedPerSec), "", ratio(two.indexedPerSec, one.indexedPerSec) + " of one"]);
-  rows.push(["  accepted docs/s (202s), two workers", cell(two.acceptedPerSec), cell(embedded?.acceptedPerSec), ""]);
+  rows.push(["indexed docs/s (end to end), one worker", cell(one.indexedPerSec), cell(bare?.indexedPerSec), ratio(one.indexedPerSec, bare?.indexedPerSec)]);
+  rows.push(["indexed docs/s (end to end), two workers", cell(two.indexedPerSec), cell(bare?.indexedPerSec), ratio(two.indexedPerSec, bare?.indexedPerSec)]);
+  rows.push(["  two workers / one", "", "", ratio(two.indexedPerSec, one.indexedPerSec)]);
+  rows.push(["  accepted docs/s (202s), two workers", cell(two.acceptedPerSec), "", ""]);
+  for (const [label, f] of [["one worker", one], ["two workers", two]] as const) {
+    const c = f.cpuPerThousand;
+    rows.push([`CPU s per 1,000 docs, ${label}: Qdrant / workers / API / Redis`, `${fmt(c.qdrant, 2)} / ${fmt(c.workers, 2)} / ${fmt(c.api, 2)} / ${fmt(c.redis, 2)}`, cell(bare?.cpuPerThousand, 2), ""]);
+  }
   const rates = (label: string, a: Rate | undefined, b: Rate | undefined) => {
     rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps)]);
     rows.push([`  p50 / p99 ms`, a ? `${fmt(a.p50, 1)} / ${fmt(a.p99, 1)}` : "-", b ? `${fmt(b.p50, 1)} / ${fmt(b.p99, 1)}` : "-", ""]);
     rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), ""]);
   };
-  rates("first 16 searches after the load", two.sets?.first, embedded?.first);
-  rates("search", two.sets?.search, embedded?.search);
-  rates("search again after the others", two.sets?.searchSettled, embedded?.searchSettled);
-  rates("filtered search", two.sets?.filtered, embedded?.filtered);
-  rates("tag lookup", two.sets?.tag, embedded?.tag);
+  rates("first 16 searches after the load", two.sets?.first, undefined);
+  rates("search", two.sets?.search, bare?.search);
+  rates("search again after the others", two.sets?.searchSettled, bare?.search);
+  rates("filtered search", two.sets?.filtered, bare?.filtered);
+  rates("tag lookup", two.sets?.tag, bare?.tag);
   const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
-  rows.push(["peak RSS MB: Qdrant / the embedded service", mb(two.qdrantPeakRss), mb(embedded?.peakRss), ""]);
-  rows.push(["disk MB: Qdrant's storage / DATA_DIR", mb(two.qdrantDisk), mb(embedded?.disk), ""]);
+  rows.push(["Qdrant peak RSS MB", mb(two.qdrantPeakRss), mb(bare?.peakRss), ratio(two.qdrantPeakRss, bare?.peakRss)]);
+  rows.push(["Qdrant storage MB", mb(two.qdrantDisk), mb(bare?.disk), ratio(two.qdrantDisk, bare?.disk)]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  console.log(`\nN=${fmt(opts.n)}  (distributed: searched on the two-worker deployment; 8 concurrent clients)`);
+  console.log(`\nN=${fmt(opts.n)}  (docstore: API, BullMQ on Redis, worker processes; searched on the two-worker deployment; 8 concurrent clients)`);
   for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
 }

@@ -1,0 +1,94 @@
+/**
+ * The engine's ceiling for `BENCH_INDEX=qdrant pnpm bench:scale`: a Qdrant of its own (same
+ * binary, fresh storage) fed the same documents by 4 concurrent clients (batches of 64,
+ * `wait=true`), with Qdrant's own BM25 inference (`qdrant/bm25`, IDF modifier), a keyword index
+ * on status and integer indexes on priority and created; then the same three query sets, 8 at
+ * once: search k=10, search k=10 filtered, and the tag lookup as one scroll ordered by created.
+ */
+import { QdrantTestServer } from "@docstore/shared/testing";
+import { fmt } from "./lib.ts";
+import { scaleBatches, type ScaleDoc } from "./scale-corpus.ts";
+import { processTicks } from "./distributed.ts";
+import { CONCURRENCY, diskBytes, pool, rssSampler, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+
+const BATCH = 64;
+const WRITERS = 4;
+const NAME = "bare";
+const BM25 = (text: string) => ({ text, model: "qdrant/bm25" });
+
+export interface BareQdrantFigures {
+  indexedPerSec: number;
+  /** Qdrant's CPU seconds per 1,000 documents loaded. */
+  cpuPerThousand: number;
+  search: Rate;
+  filtered: Rate;
+  tag: Rate;
+  peakRss: number;
+  disk: number;
+}
+
+async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
+  const res = await fetch(`${url}${route}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (!res.ok) throw new Error(`bare Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
+  return (await res.json()) as { result: unknown };
+}
+
+const point = (d: ScaleDoc, n: number) => ({
+  id: n,
+  vector: { bm25: BM25(d.text) },
+  payload: { id: d.id, text: d.text, status: d.status, priority: d.priority, created: d.createdMs, type: d.type },
+});
+
+export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantFigures> {
+  const qdrant = await QdrantTestServer.fromEnv();
+  if (!qdrant?.pid) throw new Error("bare Qdrant: set QDRANT_BIN (a Qdrant binary started here, to measure it alone)");
+  const url = qdrant.url;
+  const rss = rssSampler(qdrant.pid);
+  console.log(`bare Qdrant (pid ${qdrant.pid}, ${url}): ${WRITERS} clients, batches of ${BATCH}, wait=true, BM25 inference in Qdrant`);
+  try {
+    await call(url, "PUT", `/collections/${NAME}`, { sparse_vectors: { bm25: { modifier: "idf" } } });
+    for (const [field, schema] of [["status", "keyword"], ["priority", "integer"], ["created", "integer"]]) {
+      await call(url, "PUT", `/collections/${NAME}/index?wait=true`, { field_name: field, field_schema: schema });
+    }
+    const batches = scaleBatches(opts.sentences, opts.n, BATCH);
+    let n = 0;
+    let loaded = 0;
+    const ticks = processTicks(qdrant.pid);
+    const started = performance.now();
+    const writer = async () => {
+      for (let next = batches.next(); !next.done; next = batches.next()) {
+        const points = next.value.map((d) => point(d, ++n));
+        await call(url, "PUT", `/collections/${NAME}/points?wait=true`, { points });
+        loaded += points.length;
+      }
+    };
+    await Promise.all(Array.from({ length: WRITERS }, writer));
+    const seconds = (performance.now() - started) / 1000;
+    const cpuPerThousand = (processTicks(qdrant.pid) - ticks) / 100 / (loaded / 1000);
+    console.log(`  ${fmt(loaded)} points in ${fmt(seconds, 1)} s: ${fmt(loaded / seconds)} docs/s; Qdrant ${fmt(cpuPerThousand, 2)} CPU s per 1,000 documents`);
+    const { queries, seconds: minSeconds } = opts;
+    const search = (filter: unknown) => async (i: number) => {
+      const body = { query: BM25(queries[i % queries.length]!), using: "bm25", limit: 10, with_payload: true, ...(filter ? { filter } : {}) };
+      return ((await call(url, "POST", `/collections/${NAME}/points/query`, body)).result as { points: unknown[] }).points.length;
+    };
+    const open = { key: "status", match: { value: "open" } };
+    const tag = async () => {
+      const body = { filter: { must: [open, { key: "priority", match: { value: 2 } }] }, order_by: { key: "created", direction: "desc" }, limit: 100, with_payload: true };
+      return ((await call(url, "POST", `/collections/${NAME}/points/scroll`, body)).result as { points: unknown[] }).points.length;
+    };
+    const figures = {
+      indexedPerSec: loaded / seconds,
+      cpuPerThousand,
+      search: await pool(CONCURRENCY, queries.length, minSeconds, search(undefined)),
+      filtered: await pool(CONCURRENCY, queries.length, minSeconds, search({ must: [open, { key: "priority", range: { lte: 2 } }] })),
+      tag: await pool(CONCURRENCY, queries.length, minSeconds, tag),
+      peakRss: rss.stop(),
+      disk: diskBytes(qdrant.dir!),
+    };
+    console.log(`  search ${fmt(figures.search.qps)} q/s, filtered ${fmt(figures.filtered.qps)} q/s, tag ${fmt(figures.tag.qps)} q/s; peak RSS ${fmt(figures.peakRss / MB)} MB, storage ${fmt(figures.disk / MB)} MB`);
+    return figures;
+  } finally {
+    rss.stop();
+    await qdrant.close();
+  }
+}
