@@ -11,6 +11,7 @@ export const KEY = {
   version: "version",
   chunkIndex: "chunk_index",
   text: "text",
+  textPoint: "text_point",
   metadata: "metadata",
   metaKeys: "meta_keys",
   metaBlank: "meta_blank",

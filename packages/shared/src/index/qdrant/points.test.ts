@@ -55,6 +55,16 @@ describe("payloads", () => {
     expect(points.document.payload).toMatchObject({ kind: "document", text: "Full text", metadata: doc.metadata });
   });
 
+  it("store a document's text once: in the one chunk that is the whole text", () => {
+    const whole = versionPoints(doc, [{ index: 0, text: "Full text", start: 0, end: 9 }]);
+    expect(whole.document.payload).not.toHaveProperty("text");
+    expect(whole.document.payload).toMatchObject({ text_point: whole.chunks[0]!.id });
+    expect(headOf({ id: "x", payload: whole.document.payload }).textId).toBe(whole.chunks[0]!.id);
+    const part = versionPoints(doc, [{ index: 0, text: "Full", start: 0, end: 4 }]);
+    expect(part.document.payload).toMatchObject({ text: "Full text" });
+    expect(part.document.payload).not.toHaveProperty("text_point");
+  });
+
   it("keep each document's highest version among points, in their order", () => {
     const p = (docId: string, version: number, collection = "c") => ({ payload: { collection, doc_id: docId, version } });
     const points = [p("a", 1), p("b", 1), p("a", 2), p("a", 1, "e"), p("b", 1)];
@@ -69,7 +79,7 @@ describe("reading points back", () => {
     expect(hitOf({ payload, score: 1.5 })).toEqual({
       collection: "c", docId: "d1", chunkIndex: 1, text: "chunk", start: 4, end: 9, score: 1.5, metadata: doc.metadata,
     });
-    expect(headOf({ id: "x", payload: documentPayload(doc) })).toEqual({ id: "x", collection: "c", docId: "d1", version: 2, metadata: doc.metadata });
+    expect(headOf({ id: "x", payload: documentPayload(doc) })).toEqual({ id: "x", textId: "x", collection: "c", docId: "d1", version: 2, metadata: doc.metadata });
     expect(() => hitOf({ payload: { ...payload, text: 3 }, score: 1 })).toThrow(/lacks string "text"/);
     expect(() => headOf({ id: 1, payload: null })).toThrow(/lacks/);
   });

@@ -67,8 +67,13 @@ export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput): Payload {
   };
 }
 
-export function documentPayload(doc: IndexedDocument): Payload {
-  return { ...basePayload(doc, KIND.document), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+/**
+ * A document point's payload. Its text is stored once: in the point itself, or, when one chunk
+ * is the whole text, only in that chunk's point, which `text_point` names.
+ */
+export function documentPayload(doc: IndexedDocument, textPoint?: string): Payload {
+  const text = textPoint === undefined ? { [KEY.text]: doc.text } : { [KEY.textPoint]: textPoint };
+  return { ...basePayload(doc, KIND.document), ...text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
 }
 
 /**
@@ -77,16 +82,17 @@ export function documentPayload(doc: IndexedDocument): Payload {
  * write.ts says in which order they are written.
  */
 export function versionPoints(doc: IndexedDocument, chunks: readonly ChunkInput[]): { chunks: Schemas["PointStruct"][]; document: Schemas["PointStruct"] } {
-  return {
-    chunks: chunks.map((chunk) => {
-      const vector: Record<string, Schemas["Vector"]> = {};
-      const sparse = documentVector(chunk.text);
-      if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
-      if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
-      return { id: pointId(doc.collection, doc.docId, doc.version, chunk.index), vector, payload: chunkPayload(doc, chunk) };
-    }),
-    document: { id: pointId(doc.collection, doc.docId, doc.version, "document"), vector: {}, payload: documentPayload(doc) },
-  };
+  const points = chunks.map((chunk) => {
+    const vector: Record<string, Schemas["Vector"]> = {};
+    const sparse = documentVector(chunk.text);
+    if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
+    if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
+    return { id: pointId(doc.collection, doc.docId, doc.version, chunk.index), vector, payload: chunkPayload(doc, chunk) };
+  });
+  const [only] = chunks;
+  const whole = chunks.length === 1 && only!.start === 0 && only!.end === doc.text.length && only!.text === doc.text;
+  const payload = documentPayload(doc, whole ? points[0]!.id : undefined);
+  return { chunks: points, document: { id: pointId(doc.collection, doc.docId, doc.version, "document"), vector: {}, payload } };
 }
 
 /**
@@ -158,6 +164,8 @@ export function storedChunkOf(p: Payload | null | undefined): StoredChunk {
 /** A document point read without its text (findDocuments adds the text of the page it returns). */
 export interface DocumentHead {
   id: string | number;
+  /** The point that holds the document's text: its own, or its one chunk's (documentPayload). */
+  textId: string | number;
   collection: string;
   docId: string;
   version: number;
@@ -166,8 +174,10 @@ export interface DocumentHead {
 
 export function headOf(point: { id: string | number; payload?: Payload | null }): DocumentHead {
   const p = point.payload;
+  const textPoint = p?.[KEY.textPoint];
   return {
     id: point.id,
+    textId: typeof textPoint === "string" ? textPoint : point.id,
     collection: field(p, KEY.collection, "string"),
     docId: field(p, KEY.docId, "string"),
     version: field(p, KEY.version, "number"),

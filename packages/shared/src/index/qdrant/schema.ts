@@ -3,15 +3,17 @@
  *
  * Two kinds of point share it, told apart by the `kind` payload key: one point per chunk (the
  * sparse BM25 vector, and the dense vector when an embedder is configured) and one point per
- * document (no vector; its metadata and full text, for `findDocuments`). Keeping both in one
- * Qdrant collection lets a batch's document points and the removal of what their versions
- * supersede go in one batch request (see write.ts), which two collections could not do.
+ * document (no vector; its metadata and full text, for `findDocuments`, the text left to the
+ * chunk when one chunk is the whole text). Keeping both in one Qdrant collection lets a
+ * batch's document points and the removal of what their versions supersede go in one batch
+ * request (see write.ts), which two collections could not do.
  *
  * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
  * document's metadata as given), and three keyword lists derived from the metadata that let
  * filters Qdrant has no operator for be exact (filter.ts): `meta_keys` (the keys present),
  * `meta_blank` (keys whose value is ""), `meta_same` ("a=b" for each pair of keys a < b holding
- * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`.
+ * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`,
+ * or `text_point` (the id of the chunk point holding it).
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import { KNOWN_FIELD_TYPES } from "../../domain/metadata.ts";
