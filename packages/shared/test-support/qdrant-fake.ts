@@ -206,7 +206,9 @@ export class FakeQdrant implements QdrantApi {
 
   scroll: QdrantApi["scroll"] = async (name, args = {}) => {
     this.#log("scroll", args);
-    const points = this.#select(this.#get(name), args.filter);
+    const c = this.#get(name);
+    if (args.order_by) return orderedScroll(c, this.#select(c, args.filter), args);
+    const points = this.#select(c, args.filter);
     const start = args.offset == null ? 0 : points.findIndex((p) => p.id >= String(args.offset));
     const page = start < 0 ? [] : points.slice(start, start + (args.limit ?? 10));
     const next = start < 0 ? undefined : points[start + (args.limit ?? 10)];
@@ -307,4 +309,34 @@ function pick(payload: Payload, keys: readonly string[]): Payload {
     }
   }
   return out;
+}
+
+/**
+ * Scroll with `order_by`, as Qdrant 1.18 answers it: only points holding a value of the
+ * range-indexed key, by that value (a datetime as its instant), ties in an order of its own (here
+ * by id), no next page; a key without a range index is refused.
+ */
+function orderedScroll(c: Collection, selected: Stored[], args: Schemas["ScrollRequest"]): Schemas["ScrollResult"] {
+  const by = args.order_by!;
+  const { key, direction = "asc" }: { key: string; direction?: string | null } = typeof by === "string" ? { key: by } : (by as { key: string; direction?: string | null });
+  const type = c.indexes[key]?.data_type;
+  if (type !== "integer" && type !== "float" && type !== "datetime") throw new FakeApiError(400, `No range index for \`order_by\` key: \`${key}\``);
+  const valueOf = (p: Stored): number | undefined => {
+    let v: unknown = p.payload;
+    for (const step of key.split(".")) v = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Payload)[step] : undefined;
+    if (type === "datetime") return typeof v === "string" && !Number.isNaN(Date.parse(v)) ? Date.parse(v) * 1000 : undefined;
+    return typeof v === "number" ? v : undefined;
+  };
+  const sign = direction === "desc" ? -1 : 1;
+  const ordered = selected
+    .flatMap((p) => {
+      const value = valueOf(p);
+      return value === undefined ? [] : [{ p, value }];
+    })
+    .sort((a, b) => sign * (a.value - b.value) || (a.p.id < b.p.id ? -1 : 1))
+    .slice(0, args.limit ?? 10);
+  return {
+    points: ordered.map(({ p, value }) => ({ id: p.id, payload: select(p.payload, args.with_payload ?? true), order_value: value })),
+    next_page_offset: null,
+  };
 }

@@ -3,6 +3,8 @@ import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocume
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
+import type { OrderTerm } from "../../filter/ast.ts";
+import { KNOWN_FIELD_TYPES } from "../../domain/metadata.ts";
 import { queryTerms } from "../../search/query-terms.ts";
 import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../../search/fusion.ts";
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
@@ -35,6 +37,17 @@ export interface QdrantIndexOptions {
 
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
 type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
+
+/** Known fields Qdrant can order by: range-indexed (schema.ts), one value of one type per document. */
+const ORDERABLE = new Set(Object.entries(KNOWN_FIELD_TYPES).flatMap(([field, type]) => (type === "integer" || type === "instant" ? [field] : [])));
+
+/** What a head read for sorting carries when the filter is exact: no metadata but the ORDERBY fields. */
+const leanPayload = (orderBy: readonly OrderTerm[]) => [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, ...orderBy.map((t) => metadataKey(t.field))];
+const leanHeadOf = (point: Schemas["Record"]) => headOf({ ...point, payload: { [KEY.metadata]: {}, ...point.payload } });
+
+/** The reference order: ORDERBY terms, then collection and id. */
+const compareHeads = (a: DocumentHead, b: DocumentHead, orderBy: readonly OrderTerm[]) =>
+  compareForOrder(a.metadata, b.metadata, orderBy) || compareCodePoints(a.collection, b.collection) || compareCodePoints(a.docId, b.docId);
 
 /** First request size for a filter Qdrant applies only approximately; grows 4x a round. */
 const MIN_INEXACT_LIMIT = 64;
@@ -268,8 +281,46 @@ export class QdrantSearchIndex implements SearchIndex {
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
     if (request.limit < 1) return [];
+    const ordered = await this.#orderedPage(request);
+    if (ordered) return this.#withTexts(ordered, true);
     const { heads, lean } = await this.#sortedHeads(request);
     return this.#withTexts(heads.slice(request.offset, request.offset + request.limit), lean);
+  }
+
+  /**
+   * A page through Qdrant's order_by, when the filter is exact and the first ORDERBY field is a
+   * known integer or instant (range-indexed; one value of one type in every document that has
+   * it, so Qdrant's order is the reference's): the first offset + limit documents having the
+   * field, then every document tied with the last of them (ties are ordered by the later terms,
+   * then collection and id, here), or, when fewer have the field, the documents without it,
+   * which sort last. Null where that does not apply, or when a document shows two versions (a
+   * write in progress): every match is then read.
+   */
+  async #orderedPage(request: FindRequest): Promise<DocumentHead[] | null> {
+    const [first] = request.filter.orderBy;
+    const compiled = compileFilter(request.filter);
+    if (!first || !compiled.exact || !ORDERABLE.has(first.field)) return null;
+    const filter = scopeFilter(KIND.document, request.collections, compiled.condition);
+    if (filter === null) return [];
+    await this.#ensure();
+    const key = metadataKey(first.field);
+    const want = request.offset + request.limit;
+    const payload = leanPayload(request.filter.orderBy);
+    const must = filter.must as Schemas["Condition"][];
+    const order = { key, direction: first.descending ? "desc" : "asc" } as const;
+    const { points } = await this.#call("scroll", (c, name) => c.scroll(name, { filter, limit: want, with_payload: payload, with_vector: false, order_by: order }));
+    const valueOf = (p: Schemas["Record"]) => (p.payload?.[KEY.metadata] as Record<string, unknown> | undefined)?.[first.field];
+    let found: Schemas["Record"][];
+    if (points.length === want) {
+      const last = valueOf(points.at(-1)!) as number | string;
+      const ties = await this.#scrollAll({ must: [...must, { key, range: { gte: last, lte: last } as Schemas["Range"] }] }, payload);
+      found = [...points.filter((p) => valueOf(p) !== last), ...ties];
+    } else {
+      found = [...points, ...(await this.#scrollAll({ must: [...must, { is_empty: { key } }] }, payload))];
+    }
+    const heads = found.map(leanHeadOf);
+    if (new Set(heads.map((h) => docKey(h.collection, h.docId))).size < heads.length) return null;
+    return heads.sort((a, b) => compareHeads(a, b, request.filter.orderBy)).slice(request.offset, want);
   }
 
   /** Every match's head is held while sorting (no text); texts are read a batch at a time. */
@@ -291,29 +342,25 @@ export class QdrantSearchIndex implements SearchIndex {
     if (filter === null) return { heads: [], lean: false };
     await this.#ensure();
     const lean = compiled.exact;
-    const payload = lean ? [KEY.collection, KEY.docId, KEY.version, ...request.filter.orderBy.map((t) => metadataKey(t.field))] : HEAD_PAYLOAD;
     const latest = new Map<string, DocumentHead>();
-    for (const point of await this.#scrollAll(filter, payload)) {
-      const head = headOf(lean ? { ...point, payload: { [KEY.metadata]: {}, ...point.payload } } : point);
+    for (const point of await this.#scrollAll(filter, lean ? leanPayload(request.filter.orderBy) : HEAD_PAYLOAD)) {
+      const head = lean ? leanHeadOf(point) : headOf(point);
       const key = docKey(head.collection, head.docId);
       if ((latest.get(key)?.version ?? -Infinity) < head.version) latest.set(key, head);
     }
     const heads = [...latest.values()]
       .filter((head) => lean || evaluate(request.filter, head.metadata))
-      .sort((a, b) =>
-        compareForOrder(a.metadata, b.metadata, request.filter.orderBy) ||
-        compareCodePoints(a.collection, b.collection) ||
-        compareCodePoints(a.docId, b.docId));
+      .sort((a, b) => compareHeads(a, b, request.filter.orderBy));
     return { heads, lean };
   }
 
   /** The page's documents with their texts (and their whole metadata, for lean heads). */
   async #withTexts(page: DocumentHead[], lean: boolean): Promise<IndexedDocument[]> {
     if (page.length === 0) return [];
-    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.id), lean)));
+    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.textId), lean)));
     const byId = new Map(records.map((r) => [String(r.id), r.payload]));
-    return page.flatMap(({ id, collection, docId, version, metadata }) => {
-      const payload = byId.get(String(id));
+    return page.flatMap(({ textId, collection, docId, version, metadata }) => {
+      const payload = byId.get(String(textId));
       const text = payload?.[KEY.text];
       if (typeof text !== "string") return [];
       return [{ collection, docId, version, metadata: lean ? metadataOf(payload) : metadata, text }];
