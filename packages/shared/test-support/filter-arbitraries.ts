@@ -6,6 +6,10 @@
  */
 import fc from "fast-check";
 import type { Metadata, Scalar } from "../src/domain/metadata.ts";
+import type { Filter } from "../src/filter/ast.ts";
+import { compareCodePoints } from "../src/filter/compare.ts";
+import { evaluate } from "../src/filter/evaluate.ts";
+import { compareForOrder } from "../src/filter/order.ts";
 
 export const NOW = new Date("2024-05-03T12:00:00Z");
 export const DAY = 86_400_000;
@@ -110,3 +114,13 @@ export const filterText: fc.Arbitrary<string> = fc
     fc.boolean(),
   )
   .map(([groups, order, eq]) => [[...groups].join("^NQ"), ...order].filter((s) => s !== "").join("^") + (eq && groups.length > 0 ? "^EQ" : ""));
+
+/** The ids of a page as the reference gives it: documents `filter` keeps, in its ORDERBY order, ties by id. */
+export function referencePage(docs: readonly Metadata[], ids: readonly string[], filter: Filter, offset: number, limit: number): string[] {
+  return docs
+    .map((d, i) => ({ d, id: ids[i]! }))
+    .filter(({ d }) => evaluate(filter, d))
+    .sort((a, b) => compareForOrder(a.d, b.d, filter.orderBy) || compareCodePoints(a.id, b.id))
+    .slice(offset, offset + limit)
+    .map(({ id }) => id);
+}

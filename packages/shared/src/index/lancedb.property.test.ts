@@ -10,11 +10,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { parseMetadata } from "../domain/metadata.ts";
-import { compareCodePoints } from "../filter/compare.ts";
-import { evaluate } from "../filter/evaluate.ts";
-import { compareForOrder } from "../filter/order.ts";
 import { parseFilter } from "../filter/parse.ts";
-import { NOW, doc, filterText } from "../../test-support/filter-arbitraries.ts";
+import { NOW, doc, filterText, referencePage } from "../../test-support/filter-arbitraries.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-order-"));
@@ -35,12 +32,7 @@ describe("LanceDB findDocuments agrees with the reference evaluator and ordering
           for (const [base, terms, offset] of cases) {
             const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
             const filter = parseFilter(text, NOW);
-            const expected = docs
-              .map((d, i) => ({ d, id: ids[i]! }))
-              .filter(({ d }) => evaluate(filter, d))
-              .sort((a, b) => compareForOrder(a.d, b.d, filter.orderBy) || compareCodePoints(a.id, b.id))
-              .slice(offset, offset + 10)
-              .map(({ id }) => id);
+            const expected = referencePage(docs, ids, filter, offset, 10);
             const found = await index.findDocuments({ collections: ["c"], filter, limit: 10, offset });
             expect(found.map((f) => f.docId), text).toEqual(expected);
           }

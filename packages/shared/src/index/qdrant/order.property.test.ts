@@ -8,11 +8,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseMetadata } from "../../domain/metadata.ts";
-import { compareCodePoints } from "../../filter/compare.ts";
-import { evaluate } from "../../filter/evaluate.ts";
-import { compareForOrder } from "../../filter/order.ts";
 import { parseFilter } from "../../filter/parse.ts";
-import { NOW, doc, filterText } from "../../../test-support/filter-arbitraries.ts";
+import { NOW, doc, filterText, referencePage } from "../../../test-support/filter-arbitraries.ts";
 import { FakeQdrant } from "../../../test-support/qdrant-fake.ts";
 import { deleteQdrantCollection, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient, type QdrantApi } from "./client.ts";
@@ -40,12 +37,7 @@ function agrees(client: (name: string) => { api: QdrantApi; cleanup(): Promise<v
             for (const [base, terms, offset, limit] of cases) {
               const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
               const filter = parseFilter(text, NOW);
-              const expected = docs
-                .map((d, i) => ({ d, id: ids[i]! }))
-                .filter(({ d }) => evaluate(filter, d))
-                .sort((a, b) => compareForOrder(a.d, b.d, filter.orderBy) || compareCodePoints(a.id, b.id))
-                .slice(offset, offset + limit)
-                .map(({ id }) => id);
+              const expected = referencePage(docs, ids, filter, offset, limit);
               const found = await index.findDocuments({ collections: ["c"], filter, limit, offset });
               expect(found.map((f) => f.docId), `${text} offset ${offset} limit ${limit}`).toEqual(expected);
               expect(found.map((f) => f.text)).toEqual(found.map((f) => `row ${Number(f.docId.slice(1))}`));
