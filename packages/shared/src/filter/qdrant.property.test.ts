@@ -23,7 +23,7 @@ import { prepareCollection } from "../index/qdrant/setup.ts";
 import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../test-support/qdrant-server.ts";
 import { scopeFilter } from "../index/qdrant/query.ts";
 import { KIND } from "../index/qdrant/schema.ts";
-import { NOW, DAY, doc, condition, filterText } from "../../test-support/filter-arbitraries.ts";
+import { NOW, DAY, doc, filterText } from "../../test-support/filter-arbitraries.ts";
 
 /** The payload of document i of collection `c`, as the index stores it. */
 function payloadOf(c: string, i: number, metadata: Metadata, kind: "document" | "chunk") {

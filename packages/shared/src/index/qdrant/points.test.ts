@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { Schemas } from "@qdrant/js-client-rest";
 import type { IndexedDocument } from "../../ports.ts";
 import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, newestOnly, pointId, versionPoints } from "./points.ts";
 import { samePair } from "../../filter/qdrant-payload.ts";
