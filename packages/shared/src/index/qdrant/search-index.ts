@@ -113,9 +113,12 @@ export class QdrantSearchIndex implements SearchIndex {
       const key = docKey(doc.collection, doc.docId);
       highest.set(key, Math.max(highest.get(key) ?? -Infinity, doc.version));
     }
-    const accepted = items.map(({ doc }, i) => {
+    const taken = new Set<string>();
+    const accepted = items.map(({ doc }) => {
       const key = docKey(doc.collection, doc.docId);
-      return highest.get(key) === doc.version && items.findIndex((it) => docKey(it.doc.collection, it.doc.docId) === key && it.doc.version === doc.version) === i;
+      if (highest.get(key) !== doc.version || taken.has(key)) return false;
+      taken.add(key); // the same version twice: written once
+      return true;
     });
     const chosen = items.filter((_, i) => accepted[i]);
     // write.ts: the chunks, then one request with the document points and the removal of what
