@@ -9,13 +9,7 @@ let svc: Service;
 beforeAll(async () => {
   openai = await startOpenAIServer({ dimensions: 64 });
   svc = await startService({
-    env: {
-      EMBEDDER: "openai",
-      OPENAI_BASE_URL: openai.baseUrl,
-      OPENAI_API_KEY: "test-key",
-      EMBEDDING_MODEL: "text-embedding-3-small",
-      EMBEDDING_DIMENSIONS: "64",
-    },
+    env: openai.serviceEnv,
   });
 }, 60_000);
 

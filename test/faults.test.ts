@@ -454,11 +454,7 @@ describe("faults, distributed mode", () => {
       mode: "distributed",
       workers: 2,
       env: {
-        EMBEDDER: "openai",
-        OPENAI_BASE_URL: openai.baseUrl,
-        OPENAI_API_KEY: "test-key",
-        EMBEDDING_MODEL: "text-embedding-3-small",
-        EMBEDDING_DIMENSIONS: "64",
+        ...openai.serviceEnv,
         EMBEDDING_TIMEOUT_MS: "1000",
         EMBEDDING_QUERY_TIMEOUT_MS: "1000",
         WORKER_CONCURRENCY: "16",

@@ -28,6 +28,8 @@ export interface OpenAIServerOptions {
 export interface OpenAIServer {
   /** Ends in /v1, as OPENAI_BASE_URL does. */
   readonly baseUrl: string;
+  /** The service's variables that send its embeddings here (EMBEDDER, OPENAI_*, EMBEDDING_*). */
+  readonly serviceEnv: Record<string, string>;
   /** Embedding requests received, failed ones included. */
   readonly requests: number;
   /** Inputs embedded (in requests answered 200). */
@@ -162,8 +164,16 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
 
+  const baseUrl = `http://127.0.0.1:${port}/v1`;
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl,
+    serviceEnv: {
+      EMBEDDER: "openai",
+      OPENAI_BASE_URL: baseUrl,
+      OPENAI_API_KEY: options.apiKey ?? "test-key",
+      EMBEDDING_MODEL: "text-embedding-3-small",
+      EMBEDDING_DIMENSIONS: String(options.dimensions ?? 1536),
+    },
     get requests() { return stats.requests; },
     get inputs() { return stats.inputs; },
     get batches() { return stats.batches; },
