@@ -31,13 +31,9 @@ describe.runIf(!TMPFS_SKIP).each(MODES)("DATA_DIR full, $mode mode", ({ mode }) 
     const ledger = new Ledger(svc, "full");
 
     // Before: documents indexed, then more acknowledged that are still being indexed when space runs out.
-    const load = async (n: number, words: number) => {
-      const r = await ledger.load(ledger.documents(n, words));
-      expect(r.status, JSON.stringify(r.body)).toBe(202);
-    };
-    for (let i = 0; i < 4; i++) await load(25, 200);
+    await ledger.loadAccepted(4, 25, 200);
     await ledger.settled(60_000);
-    for (let i = 0; i < 8; i++) await load(25, 400);
+    await ledger.loadAccepted(8, 25, 400);
     const filler = disk.fill();
 
     // While full: every load is stored (202) or refused with 507, never a 5xx of another kind,

@@ -22,19 +22,15 @@ describe.runIf(!TMPFS_SKIP)("index read-only, distributed mode", () => {
     const ledger = new Ledger(svc, "readonly");
 
     // Before: documents indexed; then more, still being indexed when the index turns read-only.
-    const load = async (n: number, words: number) => {
-      const r = await ledger.load(ledger.documents(n, words));
-      expect(r.status, JSON.stringify(r.body)).toBe(202);
-    };
-    for (let i = 0; i < 4; i++) await load(25, 200);
+    await ledger.loadAccepted(4, 25, 200);
     await ledger.settled(60_000);
-    for (let i = 0; i < 8; i++) await load(25, 800);
+    await ledger.loadAccepted(8, 25, 800);
     await index.readOnly();
     const at = await ledger.counts();
     expect(at.pending).toBeGreaterThan(0);
 
     // While read-only: loads are accepted (they wait in the queue), reads go on.
-    for (let i = 0; i < 3; i++) await promptly(`load ${i} while the index is read-only`, load(20, 200));
+    for (let i = 0; i < 3; i++) await promptly(`load ${i} while the index is read-only`, ledger.loadAccepted(1, 20, 200));
     expect(await ledger.search("d3")).toEqual(["d3"]);
     const status = await svc.request("GET", "/get_document_status", { query: { collection_name: "readonly", id_value: "d42" } });
     expect(status.body.status).toBe("ready");

@@ -60,6 +60,14 @@ export class Ledger {
     return r;
   }
 
+  /** `batches` bulk loads of `n` new documents of about `words` words each, every one answered 202. */
+  async loadAccepted(batches: number, n: number, words: number): Promise<void> {
+    for (let b = 0; b < batches; b++) {
+      const r = await this.load(this.documents(n, words));
+      expect(r.status, JSON.stringify(r.body)).toBe(202);
+    }
+  }
+
   /** A file upload of `bytes` bytes (over 64 KiB, it is kept as a file in the fs blob store); recorded when answered 2xx. */
   async upload(bytes: number): Promise<Reply> {
     const [doc] = this.documents(1, Math.ceil(bytes / 11));
