@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer } from "node:net";
 import path from "node:path";
-import { removeDir, startService, until, type Service } from "./harness.ts";
+import { allSettled, collectionCounts, removeDir, startService, until, type Service } from "./harness.ts";
 import {
   describeSkipped, indexAudit, QDRANT_BIN_SKIP, QDRANT_SKIP, QdrantTestServer, qdrantIndexAudit, qdrantSource, startS3Server,
 } from "@docstore/shared/testing";
@@ -15,13 +15,6 @@ import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 
 const N = 600;
-
-async function statuses(svc: Service, collection: string) {
-  const r = await svc.request("GET", "/get_list_of_collection");
-  return r.body.collections.find((c: { name: string }) => c.name === collection) as
-    | { documents: number; ready: number; pending: number; failed: number }
-    | undefined;
-}
 
 /** What the index holds, read from its own storage (LanceDB files or the Qdrant collection). */
 async function audit(svc: Service) {
@@ -43,16 +36,16 @@ describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => 
       const documents = Array.from({ length: 200 }, (_, j) => ({ doc_id: `d${b + j}`, text: `doc ${b + j} has marker${b + j}. ${filler}` }));
       expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } })).status).toBe(202);
     }
-    await until(async () => ((await statuses(svc, c))?.ready ?? 0) > 20);
+    await until(async () => ((await collectionCounts(svc, c))?.ready ?? 0) > 20);
     const victim = svc.workers[0]!;
     victim.kill("SIGKILL");
     await new Promise((r) => victim.once("exit", r));
-    const midway = await statuses(svc, c);
+    const midway = await collectionCounts(svc, c);
     expect(midway!.pending).toBeGreaterThan(0);
 
     await svc.startWorker();
     // A guard against a hang, not a speed check: on a loaded 2-core machine this takes minutes.
-    await until(async () => (await statuses(svc, c))?.ready === N, 240_000);
+    await until(async () => (await collectionCounts(svc, c))?.ready === N, 240_000);
 
     const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
     const stuck = catalog.prepare("SELECT count(*) AS n FROM documents WHERE status != 'ready'").get() as { n: number };
@@ -193,9 +186,9 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
 
       // Qdrant goes away (killed) while a load is being indexed.
       expect(await loadBatch(0, 300)).toBe(202);
-      await until(async () => ((await statuses(svc, c))?.ready ?? 0) > 20);
+      await until(async () => ((await collectionCounts(svc, c))?.ready ?? 0) > 20);
       await qdrant.stop({ crash: true });
-      expect((await statuses(svc, c))!.pending).toBeGreaterThan(0);
+      expect((await collectionCounts(svc, c))!.pending).toBeGreaterThan(0);
 
       // Searches and tag lookups: 503 with Retry-After, while it is down.
       for (const r of [await search("marker1"), await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } })]) {
@@ -208,15 +201,12 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       await loadBatch(300, 50);
       // The worker's jobs fail and are retried, none given up on, while Qdrant stays down a while.
       await new Promise((r) => setTimeout(r, 3000));
-      expect((await statuses(svc, c))!.failed).toBe(0);
+      expect((await collectionCounts(svc, c))!.failed).toBe(0);
       expect(svc.output).toMatch(/Qdrant is unavailable[^\n]*"msg":"ingestion job failed"/);
 
       // Back on the same storage: the same docstore processes carry on.
       await qdrant.start();
-      const settled = await until(async () => {
-        const s = await statuses(svc, c);
-        return s && s.ready + s.failed === acknowledged.size ? s : undefined;
-      }, 120_000);
+      const settled = await allSettled(svc, c, acknowledged.size, 120_000);
       expect(settled).toMatchObject({ documents: acknowledged.size, ready: acknowledged.size, failed: 0 });
 
       const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
@@ -260,7 +250,7 @@ describe("jobs that wait", () => {
       expect((await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } })).status).toBe(200);
 
       await svc.startWorker();
-      await until(async () => (await statuses(svc, c))?.ready === 1);
+      await until(async () => (await collectionCounts(svc, c))?.ready === 1);
       await new Promise((r) => setTimeout(r, 500)); // the stale jobs have run by now, or run now
       const search = async (q: string) =>
         (await svc.request("GET", "/get_relevant_documents", { query: { query: q, collection_names: c } })).body.results.map(

@@ -273,6 +273,27 @@ export async function until<T>(probe: () => Promise<T | undefined | false>, time
   }
 }
 
+export interface CollectionCounts {
+  documents: number;
+  ready: number;
+  pending: number;
+  failed: number;
+}
+
+/** A collection's counts as `/get_list_of_collection` gives them, or undefined before it exists. */
+export async function collectionCounts(svc: Service, collection: string): Promise<CollectionCounts | undefined> {
+  const r = await svc.request("GET", "/get_list_of_collection");
+  return r.body.collections.find((c: { name: string }) => c.name === collection);
+}
+
+/** Waits until `documents` documents of the collection are settled (ready or failed); their counts. */
+export function allSettled(svc: Service, collection: string, documents: number, timeoutMs: number): Promise<CollectionCounts> {
+  return until(async () => {
+    const s = await collectionCounts(svc, collection);
+    return s && s.ready + s.failed === documents ? s : undefined;
+  }, timeoutMs);
+}
+
 async function viaFetch(url: URL, method: string, headers: Record<string, string>, body: RequestInit["body"]) {
   const res = await fetch(url, { method, headers, body });
   return { status: res.status, headers: res.headers, text: await res.text() };

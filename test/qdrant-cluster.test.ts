@@ -8,16 +8,11 @@
 import { describe, expect, it } from "vitest";
 import { qdrantIndexAudit, qdrantSource, describeSkipped, QDRANT_BIN_SKIP, QDRANT_SKIP } from "@docstore/shared/testing";
 import { QdrantCluster } from "../packages/shared/test-support/qdrant-cluster.ts";
-import { removeDir, startService, until, type Service } from "./harness.ts";
+import { allSettled, collectionCounts, removeDir, startService, until } from "./harness.ts";
 
 const source = qdrantSource();
 const bin = source && "bin" in source ? source.bin : null;
 if (!bin) describeSkipped("Qdrant cluster", source ? QDRANT_BIN_SKIP : QDRANT_SKIP);
-
-async function counts(svc: Service, collection: string) {
-  const r = await svc.request("GET", "/get_list_of_collection");
-  return r.body.collections.find((c: { name: string }) => c.name === collection) as { documents: number; ready: number; pending: number; failed: number } | undefined;
-}
 
 describe.runIf(bin)("Qdrant cluster", () => {
   it("loses a node mid-load: every acknowledged document ready once, searches answering, replicas active again", async () => {
@@ -53,7 +48,7 @@ describe.runIf(bin)("Qdrant cluster", () => {
     try {
       await loadBatch(0, 200);
       searcher = search(); // from when the collection exists
-      await until(async () => ((await counts(svc, c))?.ready ?? 0) > 50, 60_000);
+      await until(async () => ((await collectionCounts(svc, c))?.ready ?? 0) > 50, 60_000);
       await victim.kill();
       const whileDown = { ...searches };
       for (let i = 1; i <= 4; i++) await loadBatch(i * 200, 200);
@@ -63,10 +58,7 @@ describe.runIf(bin)("Qdrant cluster", () => {
       const collection = svc.env.QDRANT_COLLECTION!;
       await until(async () => ((await cluster.replicaStates(collection)).some((s) => s !== "Active") ? true : undefined), 30_000);
       await victim.start();
-      const settled = await until(async () => {
-        const s = await counts(svc, c);
-        return s && s.ready + s.failed === acknowledged.size ? s : undefined;
-      }, 180_000);
+      const settled = await allSettled(svc, c, acknowledged.size, 180_000);
       expect(settled).toMatchObject({ documents: acknowledged.size, ready: acknowledged.size, failed: 0 });
       // The node's replicas come back: every replica of every shard active, as each node sees it.
       for (const node of cluster.nodes) {
