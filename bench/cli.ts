@@ -17,8 +17,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { removeDir, startService, type Service } from "../test/harness.ts";
 import { writeMixedFiles } from "../test/mixed-files.ts";
-import { fmt, scifact } from "./lib.ts";
-import { metadataJson, scaleBatches, sentencesOf } from "./scale-corpus.ts";
+import { fmt, scifact } from "./parts/lib.ts";
+import { metadataJson, scaleBatches, sentencesOf } from "./parts/scale-corpus.ts";
 
 const TEXTS = Number(process.env.TEXTS ?? 20_000);
 const FILES = Number(process.env.FILES ?? 2_000);

@@ -12,10 +12,10 @@
 import path from "node:path";
 import { connect, MatchQuery, Operator } from "@lancedb/lancedb";
 import { startService } from "../test/harness.ts";
-import { fmt, scifact } from "./lib.ts";
-import { CONCURRENCY, TAG_TEXT, pool, threadTicks, type Rate } from "./scale-measure.ts";
-import { searchCall, serviceEnv, tagCall } from "./scale-service.ts";
-import { queryTerms } from "../packages/shared/src/search/query-terms.ts";
+import { fmt, scifact } from "./parts/lib.ts";
+import { CONCURRENCY, TAG_TEXT, pool, threadTicks, type Rate } from "./parts/scale-measure.ts";
+import { searchCall, serviceEnv, tagCall } from "./parts/scale-service.ts";
+import { queryTerms } from "@docstore/shared/search/query-terms";
 
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error("DATA_DIR: the folder bench:scale kept (KEEP=1)");

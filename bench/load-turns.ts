@@ -22,8 +22,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { cannon, fmt, scifact, texts1k } from "./lib.ts";
-import { threadTicks } from "./scale-measure.ts";
+import { cannon, fmt, scifact, texts1k } from "./parts/lib.ts";
+import { threadTicks } from "./parts/scale-measure.ts";
 
 const HERE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const checkouts = (process.env.CHECKOUTS ?? `${HERE},${HERE}`).split(",").map((entry) => {

@@ -16,8 +16,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { fmt, scifact } from "./lib.ts";
-import { scaleBatches, sentencesOf, type ScaleDoc } from "./scale-corpus.ts";
+import { fmt, scifact } from "./parts/lib.ts";
+import { scaleBatches, sentencesOf, type ScaleDoc } from "./parts/scale-corpus.ts";
 
 const n = Number(process.env.N ?? 100_000);
 const tail = Number(process.env.TAIL ?? 60_000);
@@ -50,7 +50,7 @@ async function compare() {
 
 async function one(asTheService: boolean) {
   // Loaded here, after the setting: LanceDB's runtime takes TOKIO_WORKER_THREADS as it loads.
-  if (asTheService) await import("../packages/shared/src/index/lancedb-env.ts");
+  if (asTheService) await import("@docstore/shared/index/lancedb-env");
   const lancedb = await import("@lancedb/lancedb");
   const dir = mkdtempSync(path.join(tmpdir(), "bench-maintenance-"));
   try {

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { startService, type Service } from "../test/harness.ts";
-import { cannon, fmt, scifact, startEcho, texts1k } from "./lib.ts";
-import { distributedFigures } from "./distributed.ts";
+import { cannon, fmt, scifact, startEcho, texts1k } from "./parts/lib.ts";
+import { distributedFigures } from "./parts/distributed.ts";
 
 const TOKEN = "bench-token-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };
@@ -159,7 +159,7 @@ async function main() {
 /** Extraction throughput and memory: each script prints its own figures, in a process of its own. */
 function extractionFigures() {
   for (const script of ["extract-pdf.ts", "extract-office.ts"]) {
-    spawnSync(process.execPath, [path.join(import.meta.dirname, script)], { stdio: "inherit" });
+    spawnSync(process.execPath, [path.join(import.meta.dirname, "parts", script)], { stdio: "inherit" });
   }
 }
 

@@ -11,21 +11,21 @@
  *   BENCH_NODE_ARGS   Node options for the service, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof"
  *   BENCH_SERVICE_LOG=FILE  the service's output written there at the end (with LOG_LEVEL=info:
  *                     its maintenance runs, rows and duration each)
- *   BENCH_INDEX=qdrant  the distributed mode on Qdrant, beside bare Qdrant (scale-bare-qdrant.ts):
+ *   BENCH_INDEX=qdrant  the distributed mode on Qdrant, beside bare Qdrant (parts/scale-bare-qdrant.ts):
  *                     loaded with one worker process, then afresh with two and searched
- *                     (scale-qdrant.ts; QDRANT_BIN, BENCH_BLOBS=fs); BENCH_ONLY=service
+ *                     (parts/scale-qdrant.ts; QDRANT_BIN, BENCH_BLOBS=fs); BENCH_ONLY=service
  *                     leaves bare Qdrant out
  * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS, WORKER_CONCURRENCY...) reaches the
  * service as it is.
  */
 // First: LanceDB's threads as the service sets them, before bare LanceDB's side loads it.
-import "../packages/shared/src/index/lancedb-env.ts";
+import "@docstore/shared/index/lancedb-env";
 import { spawn } from "node:child_process";
-import { fmt } from "./lib.ts";
-import { FILTER_TEXT, TAG_TEXT, MB, scaleOptions, type Rate, type SideFigures } from "./scale-measure.ts";
-import { serviceFigures, type ServiceFigures } from "./scale-service.ts";
-import { qdrantFigures, type DistributedFigures } from "./scale-qdrant.ts";
-import { bareQdrantFigures, type BareQdrantFigures } from "./scale-bare-qdrant.ts";
+import { fmt } from "./parts/lib.ts";
+import { FILTER_TEXT, TAG_TEXT, MB, scaleOptions, type Rate, type SideFigures } from "./parts/scale-measure.ts";
+import { serviceFigures, type ServiceFigures } from "./parts/scale-service.ts";
+import { qdrantFigures, type DistributedFigures } from "./parts/scale-qdrant.ts";
+import { bareQdrantFigures, type BareQdrantFigures } from "./parts/scale-bare-qdrant.ts";
 
 const only = process.env.BENCH_ONLY;
 const versusQdrant = process.env.BENCH_INDEX === "qdrant";
@@ -37,7 +37,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => 
 
 if (process.env.SCALE_CHILD === "lancedb") {
   // Imported here only, so that the native library is loaded in this child alone.
-  const { lancedbFigures } = await import("./scale-lancedb.ts");
+  const { lancedbFigures } = await import("./parts/scale-lancedb.ts");
   const figures = await lancedbFigures(opts);
   process.send!(figures, () => process.disconnect());
 } else {

@@ -11,9 +11,9 @@
  *   BENCH_NODE_ARGS   Node options for the service, as in bench:scale
  */
 import { removeDir, startService, tempDataDir, type Service } from "../test/harness.ts";
-import { fmt } from "./lib.ts";
-import { scaleOptions, threadSeconds } from "./scale-measure.ts";
-import { requestBodies, send, serviceEnv, settled, type Sending } from "./scale-service.ts";
+import { fmt } from "./parts/lib.ts";
+import { scaleOptions, threadSeconds } from "./parts/scale-measure.ts";
+import { requestBodies, send, serviceEnv, settled, type Sending } from "./parts/scale-service.ts";
 
 const opts = scaleOptions(0);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));

@@ -15,12 +15,12 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { connect } from "@lancedb/lancedb";
-import { parseFilter } from "../packages/shared/src/filter/parse.ts";
-import { createLogger } from "../packages/shared/src/logger.ts";
-import { LanceSearchIndex } from "../packages/shared/src/index/lancedb.ts";
-import { TEXT_INDEX } from "../packages/shared/src/index/lancedb-table.ts";
-import { fmt, scifact } from "./lib.ts";
-import { metadataJson, scaleBatches, sentencesOf, type ScaleDoc } from "./scale-corpus.ts";
+import { parseFilter } from "@docstore/shared/filter/parse";
+import { createLogger } from "@docstore/shared/logger";
+import { LanceSearchIndex } from "@docstore/shared/index/lancedb";
+import { TEXT_INDEX } from "@docstore/shared/index/lancedb-table";
+import { fmt, scifact } from "./parts/lib.ts";
+import { metadataJson, scaleBatches, sentencesOf, type ScaleDoc } from "./parts/scale-corpus.ts";
 
 const positive = (name: string, fallback: number) => {
   const value = Number(process.env[name] ?? fallback);

@@ -15,9 +15,9 @@ import * as lancedb from "@lancedb/lancedb";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fmt, scifact } from "./lib.ts";
-import { sentencesOf, scaleBatches } from "./scale-corpus.ts";
-import { CONCURRENCY, pool, type Rate } from "./scale-measure.ts";
+import { fmt, scifact } from "./parts/lib.ts";
+import { sentencesOf, scaleBatches } from "./parts/scale-corpus.ts";
+import { CONCURRENCY, pool, type Rate } from "./parts/scale-measure.ts";
 
 const n = Number(process.env.N ?? 200_000);
 const share = Number(process.env.UNINDEXED ?? 0.5);

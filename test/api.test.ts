@@ -268,7 +268,7 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const search = (metadata: string) => svc.request("POST", "/get_relevant_documents", { query: { query: "lighthouse" }, json: { collection_names: [c], metadata } });
       const doubled = await search("status==open");
       expect(doubled.status).toBe(200);
-      expect(doubled.body.results).toEqual([]); // FILTERS.md's meaning is kept: status equals "=open"
+      expect(doubled.body.results).toEqual([]); // docs/filters.md's meaning is kept: status equals "=open"
       expect(doubled.body.warnings).toEqual([
         'metadata: status: the value "=open" starts with "=", an operator character, and is compared as written; to compare with "open", write status=open',
       ]);

@@ -208,12 +208,13 @@ describe("async iteration", () => {
   });
 });
 
-describe("the README's examples", () => {
-  const readme = readFileSync(path.resolve(import.meta.dirname, "../README.md"), "utf8");
+describe("the examples of docs/cli-and-client.md", () => {
+  const page = readFileSync(path.resolve(import.meta.dirname, "../docs/cli-and-client.md"), "utf8");
   const block = (lang: string, after: string) => {
-    const from = readme.indexOf(after);
-    const start = readme.indexOf("```" + lang + "\n", from) + lang.length + 4;
-    return readme.slice(start, readme.indexOf("```\n", start));
+    const from = page.indexOf(after);
+    if (from < 0) throw new Error(`docs/cli-and-client.md has no section ${after}`);
+    const start = page.indexOf("```" + lang + "\n", from) + lang.length + 4;
+    return page.slice(start, page.indexOf("```\n", start));
   };
   const run = (cmd: string, args: string[], cwd: string) =>
     new Promise<{ code: number | null; out: string }>((resolve, reject) => {
@@ -226,7 +227,7 @@ describe("the README's examples", () => {
     });
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(path.join(tmpdir(), "docstore-readme-"));
+    dir = mkdtempSync(path.join(tmpdir(), "docstore-docs-"));
   });
   afterAll(() => removeDir(dir));
 
@@ -252,5 +253,55 @@ describe("the README's examples", () => {
     expect(r.out).toMatch(/'doc_id': 'KB0001'.*'status': 'ready'/);
     expect(r.out).toMatch(/^[\d.]+ KB0001 # Runbook/m);
     await client.deleteCollection("kb");
+  });
+});
+
+describe("the README's first load and search", () => {
+  it("runs as written with curl, and the search finds what was loaded", async () => {
+    const readme = readFileSync(path.resolve(import.meta.dirname, "../README.md"), "utf8");
+    const from = readme.indexOf("## A first load and search");
+    expect(from).toBeGreaterThan(0);
+    const start = readme.indexOf("```sh\n", from) + "```sh\n".length;
+    const script = readme.slice(start, readme.indexOf("```\n", start));
+    // The one change: the address and token are this test's service's.
+    const [first, ...rest] = script.split("\n");
+    expect(first).toMatch(/^export DS=http:\/\/127\.0\.0\.1:8080 TOKEN=ds_yourtoken/);
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-readme-"));
+    try {
+      writeFileSync(path.join(dir, "runbook.md"), "# Runbook\n\nRestart the replica when the database outage alarm fires.\n");
+      writeFileSync(path.join(dir, "first.sh"), ["set -e", `DS=${svc.url} TOKEN=${svc.token}`, ...rest].join("\n"));
+      const out = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
+        const p = spawn("bash", ["first.sh"], { cwd: dir, env: { PATH: process.env.PATH ?? "" } });
+        let text = "";
+        p.stdout.on("data", (c: Buffer) => (text += c.toString()));
+        p.stderr.on("data", (c: Buffer) => (text += c.toString()));
+        p.once("error", reject);
+        p.once("close", (code) => resolve({ code, out: text }));
+      });
+      expect(out.code, out.out).toBe(0);
+      // curl prints each answer without a newline: read them one JSON object after another.
+      const answers: Record<string, any>[] = [];
+      for (let rest = out.out.trim(); rest; ) {
+        let end = rest.indexOf("}");
+        for (;;) {
+          try {
+            answers.push(JSON.parse(rest.slice(0, end + 1)));
+            break;
+          } catch {
+            end = rest.indexOf("}", end + 1);
+            if (end < 0) throw new Error(`not JSON: ${rest}`);
+          }
+        }
+        rest = rest.slice(end + 1).trim();
+      }
+      expect(answers.map((a) => a.status ?? Object.keys(a).join(","))).toEqual(["ready", "ready", "results", "documents,next_cursor", "collections"]);
+      expect(answers[2]!.results[0]).toMatchObject({ doc_id: "INC001", collection_name: "incidents" });
+      expect(answers[3]!.documents.map((d: { doc_id: string }) => d.doc_id)).toEqual(["INC001"]);
+      expect(answers[4]!.collections.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(["incidents", "kb"]));
+    } finally {
+      removeDir(dir);
+      await client.deleteCollection("incidents");
+      await client.deleteCollection("kb");
+    }
   });
 });

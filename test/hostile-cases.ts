@@ -247,7 +247,7 @@ add("delete_collection", "no collection_name", 400, (t) => OPS.delete_collection
 for (const repair of ["yes", "2", "TRUE", "true,true", "null"]) add("doctor", `repair ${JSON.stringify(repair)}`, 400, (t) => OPS.doctor(t, { query: { repair } }));
 add("doctor", "an unknown parameter", 400, (t) => OPS.doctor(t, { query: { fix: "true" } }));
 
-// Every error of FILTERS.md, as a search filter and as a tag filter, in the query string and in a body.
+// Every error of docs/filters.md, as a search filter and as a tag filter, in the query string and in a body.
 const BAD_FILTERS = [
   "status", "a=1^status", "status~open", "statusCONTAINSopen", "statusNOTINa", "^status=open", "^^status=open", "status=open^", "ORDERBYa^^b=1",
   "a=1^OR", "a=1^OR^b=2", "a=1^NQ", "a=1^NQ^b=2", "a=1^NQ^EQ", "priority>high", "priority=1.5", "priority=99999999999999999999", "priorityIN1,x",

@@ -1,5 +1,5 @@
 /**
- * The soak (README, Reliability, Load), shared by test/soak.test.ts and bench/soak.ts: loader
+ * The soak (docs/reliability.md, "Load"), shared by test/soak.test.ts and bench/soak.ts: loader
  * clients load small texts (in bulk and one at a time, some of them again as new versions) and
  * files in several formats into many collections, while other clients search and fetch by
  * filter without pause, a few delete documents, and one deletes a whole collection. Every

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -14,7 +14,7 @@ const lacking = Object.fromEntries(ALL_SCOPES.map((s) => [s, `lacks-${s}-0123456
 // Every scope, but only the collection 'mine'.
 const RESTRICTED = "restricted-0123456789abcdef";
 
-/** The operations and the scope each needs, as the README states them. */
+/** The operations and the scope each needs, as docs/api.md (Access) states them. */
 const SCOPES: Record<string, Scope | undefined> = {
   "GET /get_relevant_documents": "read",
   "POST /get_relevant_documents": "read",
@@ -120,8 +120,16 @@ describe("the route table", () => {
     }
   });
 
-  it("asks each operation for the scope the README gives it", () => {
+  it("asks each operation for the scope docs/api.md gives it", () => {
     expect(Object.fromEntries(described.map((o) => [`${o.method.toUpperCase()} ${o.path}`, o.scope]))).toEqual(SCOPES);
+    const page = readFileSync(path.resolve(import.meta.dirname, "../../../docs/api.md"), "utf8");
+    const table = new Map([...page.matchAll(/^\| `(read|write|admin)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]!]));
+    for (const [op, scope] of Object.entries(SCOPES)) {
+      if (!scope) continue;
+      const route = op.split(" ")[1]!;
+      const name = route === "/metrics" ? route : route.slice(1);
+      expect(table.get(scope), `${op} in the ${scope} row of docs/api.md`).toContain(`\`${name}\``);
+    }
   });
 
   it("refuses a token restricted to other collections on every operation that names one, before looking the collection up", async () => {

@@ -149,7 +149,7 @@ const envSchema = z.object({
 
 export type Env = Record<string, string | undefined>;
 
-/** Every environment variable the service reads (the README and the deploy files list them). */
+/** Every environment variable the service reads (docs/configuration.md and the deploy files list them). */
 export const CONFIG_VARIABLES: readonly string[] = Object.keys(envSchema.shape);
 
 /** JWT validation, on when AUTH_JWKS_URL is set; the other AUTH_ settings go with it. */

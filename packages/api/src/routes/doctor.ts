@@ -19,7 +19,7 @@ export function doctorRoutes(ctx: AppContext): Route[] {
         "disagreement with a count and examples; with `repair=true` it repairs them (`found` and `repaired` say what each " +
         "kind means and what its repair does). Report only by default. Safe beside traffic: what looks wrong is looked at " +
         "again before anything is done, and each repair applies only to the version judged. It reads every document's " +
-        "record and index entry (ids and counts, not texts): on a large collection it takes a while (see the README).",
+        "record and index entry (ids and counts, not texts): on a large collection it takes a while (see docs/reliability.md).",
       tag: "Service",
       scope: "admin",
       query: s.doctorQuery,

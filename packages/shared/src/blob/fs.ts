@@ -16,16 +16,8 @@ const SMALL_SCHEMA = "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, 
 /** How a small blob's bytes are stored: as given, or compressed with raw DEFLATE (by earlier versions). */
 const ENCODING = { raw: 0, deflate: 1 } as const;
 
-/*
- * Small blobs are stored as given. Earlier versions compressed them with DEFLATE at its fastest
- * level, which kept 1 KB of prose in about half the space but cost 25-30 µs a blob on the API
- * thread (Node's one-shot zlib calls set up and tear down a stream each time): bench:scale at
- * 200,000 documents of 1 KB, it took 6-7 of the API thread's 20-21 CPU seconds, and storing the
- * texts as given indexed them end to end at 7,460-7,690 docs/s against 6,134-6,287 (runs taking
- * turns), for 112 MB more on disk (544 MB, 2.6 times the raw text, against 432). Snappy, at
- * 4-7 µs, saved almost nothing on texts of 1 KB (536-538 MB): it has no entropy coding. What
- * was stored compressed reads as before.
- */
+// Small blobs are stored as given: compressing them cost the API thread more than the disk it
+// saved (docs/benchmarks.md, "Small raw contents stored as given"). Old compressed ones still read.
 function decode(row: { data: Buffer; enc: number }): Uint8Array {
   return row.enc === ENCODING.deflate ? inflateRawSync(row.data) : row.data;
 }
@@ -41,9 +33,8 @@ export function assertBlobKey(key: string): void {
 }
 
 /**
- * Blobs up to this size live in a SQLite file inside the folder rather than one file each:
- * creating a file costs about 100 µs here, a row in a group-committed transaction a few µs
- * (SQLite's own measurements agree: small blobs read and write faster than files).
+ * Blobs up to this size live in a SQLite file inside the folder rather than one file each: a row
+ * in a group-committed transaction costs far less than creating a file (docs/benchmarks.md).
  */
 const SMALL_MAX = 64 * 1024;
 

@@ -1,12 +1,12 @@
 /**
- * The parsed form of a filter (FILTERS.md). Backends compile this, never the string, so the
+ * The parsed form of a filter (docs/filters.md). Backends compile this, never the string, so the
  * parser is the only place that knows the syntax.
  *
  * Normalisations done by the parser: `field=` / `field!=` with no value become ISEMPTY /
  * ISNOTEMPTY; `NOTLIKE` becomes `NOT LIKE`; typed values are resolved (see `Value`).
  */
 
-/** Field names as FILTERS.md allows them; metadata keys are the dot-free subset. */
+/** Field names as docs/filters.md allows them; metadata keys are the dot-free subset. */
 export const FIELD_NAME = /^[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*$/;
 
 /**

@@ -44,7 +44,7 @@ function buildCondition(field: string, token: Token, raw: string, at: number, no
       return { op: token, field };
     case "=":
     case "!=":
-      // FILTERS.md: `field=` with no value means the field is empty.
+      // docs/filters.md: `field=` with no value means the field is empty.
       if (raw === "") return { op: token === "=" ? "ISEMPTY" : "ISNOTEMPTY", field };
       return { op: token, field, value: typedValue(field, text, at, now) };
     case "<":

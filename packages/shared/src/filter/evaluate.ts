@@ -1,6 +1,7 @@
 /**
- * The reference evaluator: the definition of what a filter means. Every backend (the SQLite
- * compiler in sql.ts, the Qdrant one) is tested against it. Where FILTERS.md is silent:
+ * The reference evaluator: the definition of what a filter means. Every backend (the LanceDB
+ * compiler in lancedb.ts, the Qdrant one in qdrant.ts) is tested against it. Where
+ * docs/filters.md is silent:
  *
  * - Elements. A missing field has no elements, a scalar one, an array its items. A positive
  *   condition (`=` `<` `<=` `>` `>=` IN LIKE STARTSWITH ENDSWITH BETWEEN) holds when some

@@ -12,7 +12,7 @@ function syntaxError(s: string): FilterSyntaxError {
   throw new Error(`expected ${JSON.stringify(s)} to be rejected`);
 }
 
-// Every error of FILTERS.md "Errors", plus the ones the grammar implies.
+// Every error of docs/filters.md "Errors", plus the ones the grammar implies.
 describe("parseFilter: errors name the problem and its position", () => {
   it.each([
     ["status", 6, /condition without an operator: "status"/],

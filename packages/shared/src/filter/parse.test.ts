@@ -120,7 +120,7 @@ describe("parseFilter: structure and precedence", () => {
     expect(f.orderBy).toEqual([{ field: "created", descending: false }]);
   });
 
-  it("parses the examples of FILTERS.md", () => {
+  it("parses the examples of docs/filters.md", () => {
     expect(parse("status=open^priority=2").groups).toEqual([
       [[{ op: "=", field: "status", value: { text: "open" } }], [{ op: "=", field: "priority", value: { text: "2", num: 2 } }]],
     ]);

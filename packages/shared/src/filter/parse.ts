@@ -13,7 +13,7 @@ type Separator = "and" | "or" | "nq" | "eq";
 const ORDER_KEYWORDS = ["ORDERBYDESC", "ORDERBY"] as const;
 
 /**
- * Parses a filter (FILTERS.md). Throws only FilterSyntaxError, whose position is the 0-based
+ * Parses a filter (docs/filters.md). Throws only FilterSyntaxError, whose position is the 0-based
  * offset of the problem. `now` resolves relative dates such as `javascript:gs.daysAgo(7)`.
  */
 export function parseFilter(input: string, now: Date = new Date()): Filter {

@@ -8,7 +8,7 @@
  * is typed (a string matches strings, an integer integers, a boolean booleans); `range`
  * compares stored numbers as doubles and ignores other values; with string bounds it compares
  * RFC 3339 instants; `is_empty` holds for a missing field, null or []; `must_not` holds when
- * the condition does not, so for a missing field too: exactly FILTERS.md's negations.
+ * the condition does not, so for a missing field too: exactly docs/filters.md's negations.
  *
  * Each condition compiles to two Qdrant conditions, a superset `sup` and a subset `sub` of what
  * it accepts (equal when exact). AND and OR combine them part by part; NOT swaps them (the

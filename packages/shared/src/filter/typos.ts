@@ -1,5 +1,5 @@
 /**
- * Filter values that parse, and so keep their meaning (FILTERS.md), but probably do not say
+ * Filter values that parse, and so keep their meaning (docs/filters.md), but probably do not say
  * what was meant. The API returns these as `warnings` beside the answer, never as errors:
  *   - a value that starts with an operator character: `status==open` compares with "=open";
  *   - a value that ends with `^`: `status=open^^` compares with "open^" (`^^` is a literal `^`);

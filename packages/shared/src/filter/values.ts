@@ -20,7 +20,7 @@ export function decimalNumber(text: string): number | undefined {
 }
 
 /**
- * Types a comparison value by its field (FILTERS.md "Types"); `position` is where the value
+ * Types a comparison value by its field (docs/filters.md "Types"); `position` is where the value
  * starts, for the error.
  */
 export function typedValue(field: string, text: string, position: number, now: Date): Value {

@@ -3,8 +3,8 @@
  * Chunks, not documents, come back from a search: enough of them are asked for to rank the
  * documents wanted, more when they fall short.
  */
-import type { SearchHit, SearchIndex } from "../packages/shared/src/ports.ts";
-import { parseFilter } from "../packages/shared/src/filter/parse.ts";
+import type { SearchHit, SearchIndex } from "@docstore/shared/ports";
+import { parseFilter } from "@docstore/shared/filter/parse";
 import { score, type Qrels } from "./lib.ts";
 
 /** One search: the hits' (document, chunk) in rank order for a given k. */

@@ -1,12 +1,12 @@
 /**
- * `node bench/extract-office.ts`: extraction throughput of a ~200-page DOCX of prose, beside
+ * `node bench/parts/extract-office.ts`: extraction throughput of a ~200-page DOCX of prose, beside
  * the HTML extractor's on a ~5 MB page, on the same machine in the same run. Figures only.
  */
 import { Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun } from "docx";
-import { extractDocx } from "../packages/shared/src/extract/office/docx.ts";
-import { DEFAULT_LIMITS } from "../packages/shared/src/extract/types.ts";
-import { readZip } from "../packages/shared/src/extract/office/zip.ts";
-import { extractText } from "../packages/shared/src/extract/text.ts";
+import { extractDocx } from "@docstore/shared/extract/office/docx";
+import { DEFAULT_LIMITS } from "@docstore/shared/extract/types";
+import { readZip } from "@docstore/shared/extract/office/zip";
+import { extractText } from "@docstore/shared/extract/text";
 
 const WORDS = (
   "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her " +

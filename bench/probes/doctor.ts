@@ -1,6 +1,6 @@
 /**
- * `node bench/doctor.ts [documents]` (default 200,000): how long `docstore doctor` takes over
- * one collection of that many documents, and how much memory it holds while it runs. Builds
+ * `node --expose-gc bench/probes/doctor.ts [documents]` (default 200,000): how long
+ * `docstore doctor` takes over one collection of that many documents, and how much memory it holds while it runs. Builds
  * the embedded mode's stores in a temporary folder with the service's own adapters (SQLite
  * catalog, small raw copies beside it, LanceDB index, compacted as the service's maintenance
  * leaves it), damages a few documents, then runs the report-only check in this process.
@@ -9,16 +9,16 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { SqliteCatalog } from "../packages/shared/src/catalog/sqlite.ts";
-import { FsBlobStore } from "../packages/shared/src/blob/fs.ts";
-import { LanceSearchIndex } from "../packages/shared/src/index/lancedb.ts";
-import { LocalQueue } from "../packages/shared/src/queue/local.ts";
-import { CATALOG_SCHEMA, openDatabase } from "../packages/shared/src/sqlite/db.ts";
-import { GroupCommit } from "../packages/shared/src/sqlite/group-commit.ts";
-import { blobKeyFor } from "../packages/shared/src/domain/names.ts";
-import { createLogger } from "../packages/shared/src/logger.ts";
-import { runDoctor } from "../packages/shared/src/doctor/doctor.ts";
-import { fmt } from "./lib.ts";
+import { SqliteCatalog } from "@docstore/shared/catalog/sqlite";
+import { FsBlobStore } from "@docstore/shared/blob/fs";
+import { LanceSearchIndex } from "@docstore/shared/index/lancedb";
+import { LocalQueue } from "@docstore/shared/queue/local";
+import { CATALOG_SCHEMA, openDatabase } from "@docstore/shared/sqlite/db";
+import { GroupCommit } from "@docstore/shared/sqlite/group-commit";
+import { blobKeyFor } from "@docstore/shared/domain/names";
+import { createLogger } from "@docstore/shared/logger";
+import { runDoctor } from "@docstore/shared/doctor/doctor";
+import { fmt } from "../parts/lib.ts";
 
 const N = Number(process.argv[2] ?? 200_000);
 const BATCH = 2000;

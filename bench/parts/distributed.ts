@@ -1,14 +1,14 @@
 /**
  * The distributed mode's figures: load requests per second (API, BullMQ on Redis, S3 on the
- * npm S3 server, SQLite index) and end-to-end indexed documents per second with one worker
+ * npm S3 server, the shared LanceDB index) and end-to-end indexed documents per second with one worker
  * process and with two, each from a fresh deployment, all on this one machine.
  */
 import { readFileSync, rmSync } from "node:fs";
-import { startService, type Service } from "../test/harness.ts";
+import { startService, type Service } from "../../test/harness.ts";
 import { cannon, fmt } from "./lib.ts";
 import { statTicks } from "./scale-measure.ts";
 import { startS3Server } from "@docstore/shared/testing";
-import { S3BlobStore } from "../packages/shared/src/blob/s3.ts";
+import { S3BlobStore } from "@docstore/shared/blob/s3";
 
 const TOKEN = "bench-token-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" };

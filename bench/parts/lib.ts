@@ -3,7 +3,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import autocannon from "autocannon";
 
-export const SCIFACT = path.resolve(import.meta.dirname, "../../shared/datasets/scifact");
+export const SCIFACT = path.resolve(import.meta.dirname, "../../../shared/datasets/scifact");
 
 export interface Doc {
   _id: string;

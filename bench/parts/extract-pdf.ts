@@ -2,14 +2,14 @@
  * PDF extraction throughput beside poppler's pdftotext on the same generated file in the same
  * run, and the peak memory of a process that only extracts it. Prints figures; asserts nothing.
  *
- * `node bench/extract-pdf.ts` prints them; `pdfFigures()` is the same for `bench/run.ts`.
+ * `node bench/parts/extract-pdf.ts` prints them; `pdfFigures()` is the same for `bench/run.ts`.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { extractPdf } from "../packages/shared/src/extract/pdf.ts";
+import { extractPdf } from "@docstore/shared/extract/pdf";
 import { makePdf } from "@docstore/shared/testing";
 import { fmt, readJsonl, SCIFACT, type Doc } from "./lib.ts";
 
@@ -126,7 +126,7 @@ export async function pdfFigures(): Promise<void> {
 // high-water mark in kB: VmHWM from /proc, or getrusage's maxrss where there is no /proc.
 const CHILD = `
 import { readFileSync } from "node:fs";
-import { extractPdf } from ${JSON.stringify(new URL("../packages/shared/src/extract/pdf.ts", import.meta.url).href)};
+import { extractPdf } from ${JSON.stringify(import.meta.resolve("@docstore/shared/extract/pdf"))};
 const peakKb = () => {
   try { return Number(/^VmHWM:\\s+(\\d+) kB/m.exec(readFileSync("/proc/self/status", "utf8"))[1]); }
   catch { return process.resourceUsage().maxRSS; }

@@ -4,8 +4,8 @@
  * then fused here as the index fuses them (search/fusion.ts, the top max(k, depth) of each
  * ranking), and nDCG@10 is computed for each candidate depth and pair of weights.
  */
-import type { SearchIndex } from "../packages/shared/src/ports.ts";
-import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../packages/shared/src/search/fusion.ts";
+import type { SearchIndex } from "@docstore/shared/ports";
+import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "@docstore/shared/search/fusion";
 import { fmt, score, type Qrels } from "./lib.ts";
 import { indexSearch, rankDocuments, type Search } from "./quality-runs.ts";
 

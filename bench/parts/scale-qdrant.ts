@@ -6,7 +6,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { QdrantTestServer } from "@docstore/shared/testing";
-import { removeDir, startService } from "../test/harness.ts";
+import { removeDir, startService } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { machineTicks, processTicks } from "./distributed.ts";
 import { load, querySets, serviceEnv } from "./scale-service.ts";

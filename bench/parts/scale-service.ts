@@ -6,7 +6,7 @@
 import { writeFileSync } from "node:fs";
 import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { removeDir, startService, type Service } from "../test/harness.ts";
+import { removeDir, startService, type Service } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { metadataJson, scaleBatches } from "./scale-corpus.ts";
 import { CONCURRENCY, FILTER_TEXT, TAG_TEXT, diskBytes, pool, procBytes, rssSampler, threadSeconds, MB, type ScaleOptions, type SideFigures, type Rate } from "./scale-measure.ts";
