@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
 import { CONFIG_VARIABLES, loadConfig } from "../packages/shared/src/config.ts";
-import { QUEUES } from "../packages/shared/src/jobs.ts";
+import { QUEUES } from "../packages/shared/src/domain/jobs.ts";
 
 // Parsed YAML is untyped data; these tests are what gives it a shape.
 type Obj = Record<string, any>;
