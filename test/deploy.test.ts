@@ -9,8 +9,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { CONFIG_VARIABLES, loadConfig } from "../packages/shared/src/config.ts";
-import { QUEUES } from "../packages/shared/src/domain/jobs.ts";
+import { CONFIG_VARIABLES, loadConfig } from "@docstore/shared/config";
+import { QUEUES } from "@docstore/shared/jobs";
 
 // Parsed YAML is untyped data; these tests are what gives it a shape.
 type Obj = Record<string, any>;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { CONFIG_VARIABLES } from "../packages/shared/src/config.ts";
+import { CONFIG_VARIABLES } from "@docstore/shared/config";
 
 const readme = readFileSync(path.resolve(import.meta.dirname, "../README.md"), "utf8");
 
