@@ -118,7 +118,7 @@ describe("docker-compose.yml", () => {
     expect(environment(services["minio-init"] ?? {}).BUCKET).toBe(api.S3_BUCKET);
     expect(JSON.stringify(services["minio-init"]?.command)).toContain("mc mb --ignore-existing");
     // Redis keeps the queue in an append-only file and never evicts BullMQ's keys.
-    expect((services.redis?.command as string[]).join(" ")).toMatch(/--appendonly yes.*--maxmemory-policy noeviction/);
+    expect((services.redis?.command as string[] | undefined)?.join(" ")).toMatch(/--appendonly yes.*--maxmemory-policy noeviction/);
   });
 
   it("lets each docstore container drain before it is killed", () => {
