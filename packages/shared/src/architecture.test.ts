@@ -2,6 +2,8 @@
  * The folder tree is the architecture's map, read from the sources' imports:
  * - within this package, each file belongs to a layer, and a layer imports only its own and
  *   those below it (LAYERS, lowest first); folders (and root files) form no import cycle;
+ * - the domain and the ports import no library but those DOMAIN_LIBRARIES names (no driver,
+ *   queue or engine client);
  * - the packages' code (src, test-support) imports other packages by name, each only those
  *   PACKAGE_DEPENDENCIES allows;
  * - test/ and bench/ import the packages by name (`@docstore/shared`, ...), never by a path
@@ -46,6 +48,10 @@ const LAYERS: { name: string; members: string[] }[] = [
   { name: "composition", members: ["compose.ts", "lifecycle.ts", "data-dir.ts", "index.ts"] },
 ];
 
+/** The only libraries (and Node.js modules) the domain and ports layers may import. */
+const DOMAIN_LIBRARIES = ["zod", "fastest-levenshtein", "node:crypto"];
+const DOMAIN_LAYERS = LAYERS.findIndex(({ name }) => name === "ports") + 1;
+
 /** Which workspace packages each package may import (by name). */
 const PACKAGE_DEPENDENCIES: Record<string, string[]> = {
   shared: [],
@@ -77,18 +83,33 @@ interface Edge {
   from: string;
   line: number;
   to: string;
+  /** `to` names a library (or a Node.js module), not a file of src. */
+  library?: boolean;
+}
+
+/** The imports of this package's source files (tests aside): `to` is a path relative to src, or a library's name. */
+function allImports(): Edge[] {
+  return sources(SRC)
+    .filter((file) => !isTest(file))
+    .flatMap((file) =>
+      imports(readFileSync(file, "utf8")).map(({ spec, line }) => ({
+        from: rel(SRC, file),
+        line,
+        ...(spec.startsWith(".") ? { to: rel(SRC, path.resolve(path.dirname(file), spec)) } : { to: spec, library: true }),
+      })),
+    );
 }
 
 /** The imports between this package's source files (tests aside), as paths relative to src. */
 function importEdges(): Edge[] {
-  return sources(SRC)
-    .filter((file) => !isTest(file))
-    .flatMap((file) =>
-      imports(readFileSync(file, "utf8"))
-        .filter(({ spec }) => spec.startsWith("."))
-        .map(({ spec, line }) => ({ from: rel(SRC, file), line, to: rel(SRC, path.resolve(path.dirname(file), spec)) }))
-        .filter(({ to }) => !to.startsWith("..")),
-    );
+  return allImports().filter(({ to, library }) => !library && !to.startsWith(".."));
+}
+
+/** Each library the domain or ports layers import that DOMAIN_LIBRARIES does not name, as a message. */
+function domainLibraryViolations(edges: readonly Edge[]): string[] {
+  return edges
+    .filter(({ from, to, library }) => library && layerOf(from) >= 0 && layerOf(from) < DOMAIN_LAYERS && !DOMAIN_LIBRARIES.includes(to))
+    .map(({ from, line, to }) => `${from}:${line} (${LAYERS[layerOf(from)]!.name}) imports the library ${to}`);
 }
 
 /** The index in LAYERS of a file's layer, or -1 when no entry matches. */
@@ -189,6 +210,17 @@ describe("packages/shared/src", () => {
       .filter((f) => !isTest(f))
       .map((f) => rel(SRC, f));
     expect(layerViolations(edges, files)).toEqual([]);
+  });
+
+  it("keeps drivers, queues and engine clients out of the domain and the ports", () => {
+    expect(domainLibraryViolations(allImports())).toEqual([]);
+    expect(domainLibraryViolations([
+        { from: "domain/jobs.ts", line: 8, to: "bullmq", library: true },
+        { from: "queue/bullmq.ts", line: 1, to: "bullmq", library: true },
+        { from: "ports.ts", line: 6, to: "filter/ast.ts" },
+      ])).toEqual([
+      "domain/jobs.ts:8 (domain) imports the library bullmq",
+    ]);
   });
 
   it("has no import cycle between its folders (and root files)", () => {
