@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeSkipped, QDRANT_SKIP, qdrantSource } from "@docstore/shared/testing";
-import { removeDir, startService, uniqueName, type Mode, type StartOptions, type Service } from "./harness.ts";
+import { removeDir, startService, uniqueName, type Mode, type StartOptions, type Service, type Reply } from "./harness.ts";
 
 // The same expectations in every mode: embedded (one process) and distributed (API, two
 // worker processes, BullMQ on Redis, an S3 server, the LanceDB index shared by the processes),
@@ -55,7 +55,7 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(r.body).toMatchObject({ collection_name: c, status: "queued", version: 1 });
       expect(r.body.doc_id).toMatch(/^[0-9a-f-]{36}$/);
       expect(typeof r.body.job_id).toBe("string");
-      let status;
+      let status: Reply | undefined;
       for (let i = 0; i < 100; i++) {
         status = await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: r.body.doc_id } });
         if (status.body.status === "ready") break;

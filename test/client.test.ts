@@ -5,7 +5,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionError, DocstoreClient, OPERATIONS, ProblemError, type RetryInfo } from "@docstore/client";
-import { generateTypes, normalize } from "../packages/client/scripts/openapi-types.ts";
+import { generateTypes, normalize } from "@docstore/client/scripts/openapi-types";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
 import { freePort, makePdf } from "@docstore/shared/testing";
 import { removeDir, startService, uniqueName, type Service } from "./harness.ts";

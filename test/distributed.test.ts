@@ -79,7 +79,10 @@ async function startRedis(port: number): Promise<ChildProcess> {
   const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
   const answers = () =>
     new Promise<boolean>((resolve) => {
-      const socket = connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+      const socket = connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
       socket.on("error", () => resolve(false));
     });
   await until(answers, 10_000);

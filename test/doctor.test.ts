@@ -12,7 +12,7 @@ import { connect } from "@lancedb/lancedb";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { indexAudit, indexRows } from "@docstore/shared/testing";
-import { S3BlobStore } from "../packages/shared/src/blob/s3.ts";
+import { S3BlobStore } from "@docstore/shared/blob/s3";
 import { runCli } from "./cli-run.ts";
 import { removeDir, startService, uniqueName, until, type Mode, type Service } from "./harness.ts";
 

@@ -4,7 +4,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import Database from "better-sqlite3";
 import path from "node:path";
 import { removeDir, startService, uniqueName, until, type Service } from "./harness.ts";
 import { indexRows, makePdf, makeScannedPdf } from "@docstore/shared/testing";

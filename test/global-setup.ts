@@ -14,7 +14,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { deleteRedisKeys } from "../packages/shared/test-support/redis-server.ts";
+import { deleteRedisKeys } from "@docstore/shared/testing/redis";
 
 export default function setup(): () => Promise<void> {
   const run = randomUUID().slice(0, 8);

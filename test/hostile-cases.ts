@@ -42,7 +42,7 @@ interface Parts {
   token?: string | null;
 }
 
-function target(t: Target, path: string, query: Query = {}): string {
+function target(_t: Target, path: string, query: Query = {}): string {
   const params = new URLSearchParams();
   for (const [k, v] of Object.entries(query)) for (const item of v === undefined ? [] : Array.isArray(v) ? v : [v]) params.append(k, item);
   const qs = params.toString();

@@ -6,8 +6,7 @@
  * active again.
  */
 import { describe, expect, it } from "vitest";
-import { qdrantIndexAudit, qdrantSource, describeSkipped, QDRANT_BIN_SKIP, QDRANT_SKIP } from "@docstore/shared/testing";
-import { QdrantCluster } from "../packages/shared/test-support/qdrant-cluster.ts";
+import { qdrantIndexAudit, qdrantSource, describeSkipped, QdrantCluster, QDRANT_BIN_SKIP, QDRANT_SKIP } from "@docstore/shared/testing";
 import { allSettled, collectionCounts, removeDir, startService, until } from "./harness.ts";
 
 const source = qdrantSource();

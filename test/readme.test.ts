@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { CONFIG_VARIABLES } from "../packages/shared/src/config.ts";
+import { CONFIG_VARIABLES } from "@docstore/shared/config";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const read = (file: string) => readFileSync(path.join(ROOT, file), "utf8");

@@ -55,7 +55,10 @@ async function refused(script: string, env: Record<string, string>) {
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.on("error", () => resolve(false));
   });
 

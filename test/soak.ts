@@ -11,7 +11,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { expect } from "vitest";
 import { makeDocx, makePdf } from "@docstore/shared/testing";
-import { S3BlobStore } from "../packages/shared/src/blob/s3.ts";
+import { S3BlobStore } from "@docstore/shared/blob/s3";
 import { until, type Service } from "./harness.ts";
 import { auditCollection } from "./ledger.ts";
 

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OpenAIEmbedder } from "../../packages/shared/src/embedder/openai.ts";
+import { OpenAIEmbedder } from "@docstore/shared/embedder/openai";
 
 const HERE = import.meta.dirname;
 const installed = existsSync(path.join(HERE, ".venv/bin/python")) && existsSync(path.join(HERE, ".venv/installed.txt"));

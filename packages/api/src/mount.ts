@@ -46,7 +46,7 @@ function refuseUnread(route: Route, req: Request) {
 /** Validates in the order the errors are reported: unread keys, the query, then the file, then the body. */
 function validate(route: Route, req: Request) {
   refuseUnread(route, req);
-  let query;
+  let query: Record<string, unknown> | undefined;
   if (route.query && route.queryInBody) query = parse(route.query, { ...req.query, ...(req.body as object | undefined) }, "request");
   else if (route.query) query = parse(route.query, req.query, "query");
   if (route.multipart && !req.file) {

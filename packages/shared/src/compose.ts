@@ -7,7 +7,7 @@ import type { MessagePort } from "node:worker_threads";
 import type { Config } from "./config.ts";
 import { ConfigError } from "./errors.ts";
 import { restoreFastStringPrototype } from "./fast-strings.ts";
-import type { DroppedJob } from "./jobs.ts";
+import type { DroppedJob } from "./domain/jobs.ts";
 import type { Logger } from "./logger.ts";
 import type { BlobStore, Catalog, Embedder, JobQueue, SearchIndex } from "./ports.ts";
 import { FsBlobStore } from "./blob/fs.ts";

@@ -101,6 +101,10 @@ const envSchema = z.object({
   BLOB_STORE: z.enum(["fs", "s3"]).default("fs"),
   INDEX: z.enum(["lancedb", "qdrant"]).default("lancedb"),
   LANCEDB_CACHE_MB: int(16, 65536).default(256),
+  // LanceDB's own, read by LanceDB from the process's environment: see setLanceThreads.
+  LANCE_CPU_THREADS: z.string().optional(),
+  LANCE_IO_CORE_RESERVATION: z.string().optional(),
+  TOKIO_WORKER_THREADS: z.string().optional(),
   EMBEDDER: z.enum(["none", "openai"]).default("none"),
   CATALOG: z.enum(["sqlite", "redis"]).default("sqlite"),
   CHUNK_TOKENS: int(32, 8192).default(DEFAULT_CHUNK_TOKENS),
@@ -162,6 +166,20 @@ function jwtConfig(e: z.output<typeof envSchema>) {
   // Without both, a token the identity provider issued for another application would pass.
   if (!e.AUTH_ISSUER || !e.AUTH_AUDIENCE) throw new ConfigError("AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE: the issuer and the audience every token must name");
   return { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE, collectionsClaim: e.AUTH_COLLECTIONS_CLAIM ?? null };
+}
+
+const lanceThreadsSchema = envSchema.pick({ LANCE_CPU_THREADS: true, LANCE_IO_CORE_RESERVATION: true, TOKIO_WORKER_THREADS: true });
+
+/** LanceDB's thread variables, as the environment sets them. */
+export type LanceThreadVariables = z.output<typeof lanceThreadsSchema>;
+
+/**
+ * LanceDB reads its thread variables from the process's environment itself, once, so they are
+ * set there before it loads (index/lancedb-env.ts does, first thing): `choose` gets those set
+ * now and returns those to add (index/lancedb-threads.ts decides which).
+ */
+export function setLanceThreads(choose: (set: LanceThreadVariables) => LanceThreadVariables, env: Env = process.env): void {
+  Object.assign(env, choose(lanceThreadsSchema.parse(env)));
 }
 
 export function loadConfig(env: Env) {

@@ -39,7 +39,7 @@ export type {
   SearchIndex,
   StoredChunk,
 } from "./ports.ts";
-export type { Attempt, DroppedJob, IngestJob, JobHandlers, QueueName } from "./jobs.ts";
+export type { Attempt, DroppedJob, IngestJob, JobHandlers, QueueName } from "./domain/jobs.ts";
 export { isCatalogCalls, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
 export { runDoctor, DISAGREEMENTS, UNREPAIRABLE, type Disagreement, type DoctorExample, type DoctorOptions, type DoctorReport, type Unrepairable } from "./doctor/doctor.ts";
 export { startLostJobRecovery, type LostJobRecovery } from "./doctor/lost-jobs.ts";

@@ -5,11 +5,11 @@
  */
 import type { Filter } from "./filter/ast.ts";
 import type { Metadata } from "./domain/metadata.ts";
-import type { Citation } from "./chunk/citations.ts";
-import type { IngestJob, JobHandlers } from "./jobs.ts";
+import type { Citation } from "./domain/citation.ts";
+import type { IngestJob, JobHandlers } from "./domain/jobs.ts";
 
-export type { Citation } from "./chunk/citations.ts";
-export type { IngestJob } from "./jobs.ts";
+export type { Citation } from "./domain/citation.ts";
+export type { IngestJob } from "./domain/jobs.ts";
 
 /** Raw files and texts, addressed by keys that our code builds from validated names. */
 export interface BlobStore {

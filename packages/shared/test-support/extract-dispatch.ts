@@ -20,7 +20,7 @@ export async function extract(bytes: Uint8Array, type: string, limits: Extractio
       });
       return new Promise<never>(() => {});
     case "exit":
-      process.exit(3);
+      return process.exit(3);
     case "oom": {
       const hoard: number[][] = [];
       for (;;) hoard.push(Array.from({ length: 1024 }, (_, i) => i * Math.random()));

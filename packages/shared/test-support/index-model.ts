@@ -34,7 +34,7 @@ export interface ModelFixture {
  * `maintain` (default: nothing, for an engine that optimises on its own) and `cleanup` (run
  * after the index is closed) are the engine's.
  */
-export function reopening<T extends SearchIndex>(open: () => T, hooks: { maintain?: (index: T) => Promise<unknown>; cleanup?: () => Promise<unknown> | void } = {}): ModelFixture {
+export function reopening<T extends SearchIndex>(open: () => T, hooks: { maintain?: (index: T) => Promise<unknown>; cleanup?: () => unknown } = {}): ModelFixture {
   let index = open();
   return {
     get index() {

@@ -12,6 +12,7 @@ export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fix
 export { indexAudit, indexRows, type IndexRow, type LanceAudit } from "./lance-index.ts";
 export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
+export { QdrantCluster } from "./qdrant-cluster.ts";
 export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";
 export { startJwksServer, type JwksServer, type SignOptions } from "./jwks-server.ts";
 export { sqliteBusyError } from "./sqlite-busy.ts";

@@ -37,7 +37,7 @@ export async function startJwksServer(issuer = "https://idp.test/", audience = "
   const kid = "test-key-1";
   const jwks = { keys: [{ ...(await exportJWK(served.publicKey)), kid, alg: ALG, use: "sig" }] };
   let fetches = 0;
-  const server = createServer((req, res) => {
+  const server = createServer((_req, res) => {
     fetches++;
     res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(jwks));
   });

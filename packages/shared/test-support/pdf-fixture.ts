@@ -29,7 +29,7 @@ export async function makePdf(pages: string[][]): Promise<Uint8Array> {
   const encodable = new Set(font.getCharacterSet());
   const clean = (line: string) => [...line.replace(/\t/g, " ")].map((c) => (encodable.has(c.codePointAt(0)!) ? c : "?")).join("");
   pages.forEach((lines, i) => {
-    const { size, wrapped } = fit(lines.flatMap((line) => line.split(/\r\n|\r|\n/)).map(clean), measure, i + 1);
+    const { size, wrapped } = fitPage(lines.flatMap((line) => line.split(/\r\n|\r|\n/)).map(clean), measure, i + 1);
     const page = doc.addPage(PAGE);
     if (wrapped.length === 0) return;
     page.drawText(wrapped.join("\n"), { x: MARGIN, y: PAGE[1] - MARGIN - size, size, font, lineHeight: size * LEADING });
@@ -90,7 +90,7 @@ function widthAtOnePoint(font: PDFFont): (word: string) => number {
   };
 }
 
-function fit(lines: string[], measure: (word: string) => number, pageNumber: number) {
+function fitPage(lines: string[], measure: (word: string) => number, pageNumber: number) {
   for (let size = MAX_SIZE; size >= MIN_SIZE; size -= 0.5) {
     const wrapped = lines.flatMap((line) => wrap(line, WIDTH / size, measure));
     if (wrapped.length * size * LEADING <= HEIGHT) return { size, wrapped };

@@ -16,7 +16,10 @@ export function freePort(): Promise<number> {
 
 const answers = (port: number) =>
   new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => (socket.destroy(), resolve(true)));
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.destroy();
+      resolve(true);
+    });
     socket.on("error", () => resolve(false));
   });
 

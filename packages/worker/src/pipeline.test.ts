@@ -21,7 +21,15 @@ beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), "docstore-pipeline-"));
   const config = loadConfig({ DATA_DIR: dir });
   logged = [];
-  const logger = createLogger("warn", new Writable({ write: (line: Buffer, _encoding, done) => (logged.push(JSON.parse(line.toString()).msg), done()) }));
+  const logger = createLogger(
+    "warn",
+    new Writable({
+      write: (line: Buffer, _encoding, done) => {
+        logged.push(JSON.parse(line.toString()).msg);
+        done();
+      },
+    }),
+  );
   services = createServices(config, logger, { role: "api" });
   catalog = services.localCatalog!;
   extractor = createExtractor(config);

@@ -1,6 +1,6 @@
 import { mkdir, readFile, rm, writeFile, opendir, access } from "node:fs/promises";
 import path from "node:path";
-import { constants } from "node:fs";
+import { constants, type Dir } from "node:fs";
 import { inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
@@ -155,7 +155,7 @@ export class FsBlobStore implements BlobStore {
       if (rows.length < LIST_PAGE) break;
       after = rows.at(-1)!.key;
     }
-    let dir;
+    let dir: Dir;
     try {
       dir = await opendir(this.#file(trimmed), { recursive: true });
     } catch (err) {

@@ -1,13 +1,6 @@
 import type { Section } from "../extract/types.ts";
+import type { Citation } from "../domain/citation.ts";
 import { headings, type Heading } from "./markdown.ts";
-
-/** Where a chunk comes from, for a client to cite: page, sheet or slide, and the headings above it. */
-export interface Citation {
-  page?: number;
-  sheet?: string;
-  slide?: number;
-  headingPath?: string[];
-}
 
 /** The citation of each chunk, by the offset where it starts. */
 export function citeChunks(text: string, sections: readonly Section[], chunks: readonly { start: number }[]): Citation[] {

@@ -1,7 +1,8 @@
 /** A document's chunks as the worker indexes them: cut from its extracted text, each with its citation. */
 import type { Section } from "../extract/types.ts";
 import { chunkText, type ChunkOptions } from "./chunk.ts";
-import { citeChunks, type Citation } from "./citations.ts";
+import type { Citation } from "../domain/citation.ts";
+import { citeChunks } from "./citations.ts";
 
 /** A chunk by its offsets into the extracted text (its text is `text.slice(start, end)`). */
 export interface DocumentChunk {

@@ -121,7 +121,7 @@ class Doctor {
   }
 
   async #collection(collection: string): Promise<void> {
-    const { catalog, index, blobs } = this.#ports;
+    const { catalog, blobs } = this.#ports;
     const { batch } = this.#options;
     const listedAt = Date.now();
     const present = new KeySet();

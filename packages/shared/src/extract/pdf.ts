@@ -126,7 +126,7 @@ export function pageText(items: readonly object[]): string {
 /** Strips NULs (some encodings map unknown glyphs to them), trailing blanks and runs of blank lines. */
 function tidy(text: string): string {
   return text
-    .replace(/\u0000/g, "")
+    .replaceAll("\u0000", "")
     .replace(/[ \t\u00a0]+\n/g, "\n")
     .replace(/\n{3,}/g, "\n\n");
 }

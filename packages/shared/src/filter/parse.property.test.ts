@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FilterSyntaxError } from "../errors.ts";
 import { evaluate } from "./evaluate.ts";
+import type { Filter } from "./ast.ts";
 import { parseFilter } from "./parse.ts";
 import { compileToLanceWhere } from "./lancedb.ts";
 import { compileFilter } from "./qdrant.ts";
@@ -38,7 +39,7 @@ const anyString = fc.oneof(fc.string({ unit: "binary", maxLength: 40 }), fc.stri
 
 /** Parses; on success the filter must also evaluate and compile for every index without error. */
 function check(input: string): void {
-  let filter;
+  let filter: Filter;
   try {
     filter = parseFilter(input, NOW);
   } catch (err) {

@@ -4,6 +4,8 @@
  * builds its async runtime as its module loads, with the worker threads `TOKIO_WORKER_THREADS`
  * asks for then.
  */
+import { availableParallelism } from "node:os";
+import { setLanceThreads } from "../config.ts";
 import { lanceComputeThreads } from "./lancedb-threads.ts";
 
-lanceComputeThreads();
+setLanceThreads((set) => lanceComputeThreads(set, availableParallelism()));

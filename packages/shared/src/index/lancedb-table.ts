@@ -5,7 +5,7 @@
  */
 import { connect, Index, Session, type Connection, type Table } from "@lancedb/lancedb";
 import { setTimeout } from "node:timers/promises";
-import { FixedSizeList } from "apache-arrow";
+import type { FixedSizeList } from "apache-arrow";
 import { HIT_COLUMN, TABLE_NAME, hitSql, tableSchema } from "./lancedb-rows.ts";
 
 export interface OpenTable {

@@ -4,26 +4,27 @@ import { availableParallelism, tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, describe, expect, it } from "vitest";
+import { setLanceThreads } from "../config.ts";
 import { lanceComputeThreads } from "./lancedb-threads.ts";
 
 describe("lanceComputeThreads", () => {
   it("gives LanceDB every core, and its runtime two workers a core, where its own rule would leave it one; leaves a setting alone", () => {
-    const on = (env: NodeJS.ProcessEnv, cores: number) => {
-      lanceComputeThreads(env, cores);
-      return env.LANCE_CPU_THREADS;
-    };
-    expect(on({}, 2)).toBe("2");
-    expect(on({}, 3)).toBe("3");
-    expect(on({}, 1)).toBeUndefined();
-    expect(on({}, 4)).toBeUndefined(); // LanceDB's own: 2 of 4
-    expect(on({ LANCE_CPU_THREADS: "1" }, 2)).toBe("1");
-    expect(on({ LANCE_IO_CORE_RESERVATION: "0" }, 2)).toBeUndefined();
-    const env: NodeJS.ProcessEnv = {};
-    lanceComputeThreads(env, 2);
-    expect(env.TOKIO_WORKER_THREADS).toBe("4");
-    const kept: NodeJS.ProcessEnv = { TOKIO_WORKER_THREADS: "3" };
-    lanceComputeThreads(kept, 2);
-    expect(kept).toEqual({ TOKIO_WORKER_THREADS: "3", LANCE_CPU_THREADS: "2" });
+    expect(lanceComputeThreads({}, 2)).toEqual({ LANCE_CPU_THREADS: "2", TOKIO_WORKER_THREADS: "4" });
+    expect(lanceComputeThreads({}, 3)).toEqual({ LANCE_CPU_THREADS: "3", TOKIO_WORKER_THREADS: "6" });
+    expect(lanceComputeThreads({}, 1)).toEqual({});
+    expect(lanceComputeThreads({}, 4)).toEqual({}); // LanceDB's own: 2 of 4
+    expect(lanceComputeThreads({ LANCE_CPU_THREADS: "1" }, 2)).toEqual({});
+    expect(lanceComputeThreads({ LANCE_IO_CORE_RESERVATION: "0" }, 2)).toEqual({});
+    expect(lanceComputeThreads({ TOKIO_WORKER_THREADS: "3" }, 2)).toEqual({ LANCE_CPU_THREADS: "2" });
+  });
+
+  it("is applied to the environment by setLanceThreads, which adds what it picks and changes nothing set", () => {
+    const env: Record<string, string | undefined> = { TOKIO_WORKER_THREADS: "3", PATH: "/bin" };
+    setLanceThreads((set) => lanceComputeThreads(set, 2), env);
+    expect(env).toEqual({ TOKIO_WORKER_THREADS: "3", PATH: "/bin", LANCE_CPU_THREADS: "2" });
+    const own: Record<string, string | undefined> = { LANCE_IO_CORE_RESERVATION: "2" };
+    setLanceThreads((set) => lanceComputeThreads(set, 2), own);
+    expect(own).toEqual({ LANCE_IO_CORE_RESERVATION: "2" });
   });
 
   describe("in a process that loads the shared package", () => {

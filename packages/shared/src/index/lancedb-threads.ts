@@ -1,4 +1,4 @@
-import { availableParallelism } from "node:os";
+import type { LanceThreadVariables } from "../config.ts";
 
 /**
  * LanceDB runs its compute-heavy work (compaction, building the full-text index) on a pool of
@@ -14,14 +14,16 @@ import { availableParallelism } from "node:os";
  * Setting `LANCE_CPU_THREADS` or `LANCE_IO_CORE_RESERVATION` keeps LanceDB's own choice;
  * `TOKIO_WORKER_THREADS`, when set, is kept too.
  *
- * LanceDB reads them from the process's environment once: `TOKIO_WORKER_THREADS` as its module
- * loads, `LANCE_CPU_THREADS` when it first compacts or builds an index. So this runs in the main
+ * Returns the variables to add to those `set`, on a machine of `cores` cores. LanceDB reads them
+ * from the process's environment once: `TOKIO_WORKER_THREADS` as its module loads,
+ * `LANCE_CPU_THREADS` when it first compacts or builds an index. So they are set in the main
  * thread (a worker thread's `process.env` is its own copy) before anything imports LanceDB:
  * see lancedb-env.ts.
  */
-export function lanceComputeThreads(env: NodeJS.ProcessEnv = process.env, cores = availableParallelism()): void {
-  if (env.LANCE_CPU_THREADS !== undefined || env.LANCE_IO_CORE_RESERVATION !== undefined) return;
-  if (cores <= 1 || cores > 3) return;
-  env.LANCE_CPU_THREADS = String(cores);
-  env.TOKIO_WORKER_THREADS ??= String(2 * cores);
+export function lanceComputeThreads(set: LanceThreadVariables, cores: number): LanceThreadVariables {
+  if (set.LANCE_CPU_THREADS !== undefined || set.LANCE_IO_CORE_RESERVATION !== undefined) return {};
+  if (cores <= 1 || cores > 3) return {};
+  const add: LanceThreadVariables = { LANCE_CPU_THREADS: String(cores) };
+  if (set.TOKIO_WORKER_THREADS === undefined) add.TOKIO_WORKER_THREADS = String(2 * cores);
+  return add;
 }

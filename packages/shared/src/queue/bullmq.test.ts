@@ -6,7 +6,7 @@ import { BullQueue } from "./bullmq.ts";
 import { createLogger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
 import { deleteRedisKeys, freePort, RedisServer, testRedisPrefix } from "../../test-support/redis-server.ts";
-import type { IngestJob } from "../jobs.ts";
+import type { IngestJob } from "../domain/jobs.ts";
 import type { ClaimedJob } from "../ports.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";

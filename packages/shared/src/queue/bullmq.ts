@@ -4,7 +4,7 @@ import { hostname } from "node:os";
 import type { JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { StorageError, UnavailableError } from "../errors.ts";
-import { QUEUES, parseJob, type Attempt, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../jobs.ts";
+import { QUEUES, parseJob, type Attempt, type DroppedJob, type IngestJob, type JobHandler, type JobHandlers } from "../domain/jobs.ts";
 
 const ingest = QUEUES.ingest;
 

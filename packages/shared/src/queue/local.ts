@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { ClaimedJob, JobQueue } from "../ports.ts";
 import type { Logger } from "../logger.ts";
-import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../jobs.ts";
+import { parseJob, type DroppedJob, type IngestJob, type JobHandlers } from "../domain/jobs.ts";
 
 /** The part of the catalog that serves as the queue (SqliteCatalog, or a proxy to it). */
 export interface QueueTable {

@@ -9,7 +9,7 @@
  * Memory stays within the limit plus about one step's output (see STEP_OUTPUT).
  */
 import { Inflate } from "fflate";
-import { type ExtractionLimits } from "../types.ts";
+import type { ExtractionLimits } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
 
 const END = 0x06054b50;

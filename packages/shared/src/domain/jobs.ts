@@ -5,9 +5,20 @@
  * again when it hands a job out (`parseJob`): a malformed one is dropped, never retried.
  */
 import { z } from "zod";
-import type { JobsOptions } from "bullmq";
 
-function defineQueue<S extends z.ZodType>(name: string, payload: S, options: JobsOptions) {
+/**
+ * How a queue keeps and retries its jobs: the part of BullMQ's job options this project
+ * sets, declared without the queue library so that the contract stays domain-level. The BullMQ
+ * adapter (queue/bullmq.ts) passes it to BullMQ as is, so the typecheck holds the two together.
+ */
+export interface JobOptions {
+  attempts: number;
+  backoff: { type: "exponential" | "fixed"; delay: number };
+  removeOnComplete: { count: number; age?: number };
+  removeOnFail: { count: number; age?: number };
+}
+
+function defineQueue<S extends z.ZodType>(name: string, payload: S, options: JobOptions) {
   return { name, payload, options } as const;
 }
 
