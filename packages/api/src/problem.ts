@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { AppError, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
+import { AppError, isSqliteBusy, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
 import { audit } from "./audit.ts";
 
 /** The one mapping from what went wrong to an HTTP status. */
@@ -49,11 +49,11 @@ function fromFramework(err: unknown): Problem | null {
 /**
  * SQLite's answer when another connection held a database's write lock past the busy timeout
  * (a checkpoint, a large transaction of another process): that write was not made, and the
- * same request a moment later usually goes through. SQLITE_BUSY_* are its extended codes.
+ * same request a moment later usually goes through.
  */
 function fromBusyDatabase(err: unknown): Problem | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !/^SQLITE_BUSY(_|$)/.test(code)) return null;
+  if (!isSqliteBusy(err)) return null;
+  const code = (err as { code: string }).code;
   return { status: 503, title: statusTitle(503), detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds` };
 }
 

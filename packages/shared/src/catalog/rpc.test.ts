@@ -9,6 +9,7 @@ import type { Catalog } from "../ports.ts";
 import { isCatalogCalls, remoteWritesCatalog, serveCatalogWrites } from "./rpc.ts";
 import { newDocument } from "../../test-support/catalog-contract.ts";
 import { sqliteBusyError } from "../../test-support/sqlite-busy.ts";
+import { isSqliteBusy } from "../sqlite/busy.ts";
 import Database from "better-sqlite3";
 import {
   BadRequestError,
@@ -157,6 +158,7 @@ describe("catalog writes sent to the thread that owns them", () => {
       thrower.next = busy;
       const back = await thrownThrough(through);
       expect(back).toMatchObject({ name: "SqliteError", message: busy.message, code: "SQLITE_BUSY" });
+      expect(isSqliteBusy(back)).toBe(true);
     } finally {
       await thrower.close();
     }

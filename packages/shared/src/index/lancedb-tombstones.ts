@@ -18,6 +18,7 @@ import path from "node:path";
 import Database, { type Statement } from "better-sqlite3";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openDatabase, type Db } from "../sqlite/db.ts";
+import { isSqliteBusy } from "../sqlite/busy.ts";
 import { and, or, sqlString } from "../filter/lancedb.ts";
 
 const TOMBSTONES_FILE = "tombstones.sqlite";
@@ -146,7 +147,7 @@ async function take(lock: Db): Promise<void> {
       lock.exec("BEGIN IMMEDIATE");
       return;
     } catch (err) {
-      if (!(err as { code?: string }).code?.startsWith("SQLITE_BUSY")) throw err;
+      if (!isSqliteBusy(err)) throw err;
     }
     await sleep(LOCK_RETRY_MS);
   }

@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { mkdirSync, statSync } from "node:fs";
 import path from "node:path";
+import { isSqliteBusy } from "./busy.ts";
 
 export type Db = Database.Database;
 
@@ -102,7 +103,7 @@ function enableWal(db: Db): void {
       db.pragma("journal_mode = WAL");
       return;
     } catch (err) {
-      if ((err as { code?: string }).code !== "SQLITE_BUSY" || Date.now() > deadline) throw err;
+      if (!isSqliteBusy(err) || Date.now() > deadline) throw err;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
     }
   }
