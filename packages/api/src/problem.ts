@@ -12,6 +12,8 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   rate_limited: { status: 429, title: "Too Many Requests" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
+  method_not_allowed: { status: 405, title: "Method Not Allowed" },
+  headers_too_large: { status: 431, title: "Request Header Fields Too Large" },
   too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
@@ -37,7 +39,7 @@ interface Problem {
   retryAfter?: number;
 }
 
-/** Other errors that carry a 4xx status (Express's own, a 405): the client's fault. */
+/** Other errors that carry a 4xx status (Express's own, such as body-parser's): the client's fault. */
 function fromFramework(err: unknown): Problem | null {
   const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {

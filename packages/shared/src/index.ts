@@ -17,6 +17,8 @@ export {
   EmbeddingRejectedError,
   FilterSyntaxError,
   ForbiddenError,
+  HeaderFieldsTooLargeError,
+  MethodNotAllowedError,
   NotFoundError,
   RateLimitedError,
   StorageError,
