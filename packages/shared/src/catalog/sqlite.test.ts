@@ -8,7 +8,7 @@ import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
 import { CLAIM_SQL, PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
-import { FIRST_CATALOG_SQL, LAST_UNVERSIONED_BLOBS_SQL, LAST_UNVERSIONED_CATALOG_SQL } from "../../test-support/old-catalogs.ts";
+import { FIRST_CATALOG_SQL, LAST_UNVERSIONED_BLOBS_SQL } from "../../test-support/old-catalogs.ts";
 import { newestVersion } from "../sqlite/migrate.ts";
 import { ConfigError } from "../errors.ts";
 import { FsBlobStore } from "../blob/fs.ts";
@@ -256,7 +256,7 @@ describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
 
   it("opens the last unversioned release's, with its small blobs, migrated and readable", async () => {
     const old = new Database(file);
-    old.exec(LAST_UNVERSIONED_CATALOG_SQL);
+    old.exec(CATALOG_SCHEMA.migrations[0] as string);
     old.exec(LAST_UNVERSIONED_BLOBS_SQL);
     fillOld(old);
     old.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, 0)").run("old/q/1", Buffer.from("hello"));
