@@ -8,9 +8,9 @@ import type Database from "better-sqlite3";
 import type { Migration, Schema } from "./migrate.ts";
 
 /**
- * Version 1: every catalog made before schemas had versions (user_version 0), whatever it held
- * then, made into the same tables: the statements are those every open ran in those versions,
- * made to take any earlier catalog (a queue index under its old name, no counts, no fields).
+ * Version 1, from any catalog made before schemas had versions (user_version 0): the statements
+ * the last of those versions ran on every open, word for word. They take a catalog of any earlier
+ * version (the queue's index under its old name, no counts, no metadata keys) to the same tables.
  */
 const UNVERSIONED_CATALOG = `
 CREATE TABLE IF NOT EXISTS collections (
