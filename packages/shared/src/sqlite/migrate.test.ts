@@ -2,6 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { Worker } from "node:worker_threads";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../errors.ts";
 import { openDatabase, type Db } from "./db.ts";
@@ -79,4 +80,37 @@ describe("openDatabase's migrations", () => {
     db.close();
   });
 
+
+  it("applies each step once when threads open an old file at the same moment", async () => {
+    openDatabase(file, schema(1)).close();
+    // Each thread waits for the others, then opens the file with steps 2 and 3, step 2 slowed
+    // down (a count to three million in SQL) so that the openings overlap.
+    const code = `
+      const { workerData, parentPort } = require("node:worker_threads");
+      import(workerData.db).then(({ openDatabase }) => {
+        const slow = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000000) SELECT count(*) FROM c;";
+        const steps = [${JSON.stringify(STEPS[0])}, slow + ${JSON.stringify(STEPS[1])}, "UPDATE t SET b = upper(b); INSERT INTO log VALUES (3)"];
+        const ready = new Int32Array(workerData.ready);
+        Atomics.add(ready, 0, 1);
+        while (Atomics.load(ready, 0) < workerData.threads) Atomics.wait(ready, 0, Atomics.load(ready, 0), 5);
+        openDatabase(workerData.file, { name: "test", migrations: steps }).close();
+        parentPort.postMessage("opened");
+      }, (err) => parentPort.postMessage(String(err)));`;
+    const threads = 4;
+    const ready = new SharedArrayBuffer(4);
+    const db = new URL("./db.ts", import.meta.url).href;
+    const answers = await Promise.all(
+      Array.from({ length: threads }, () => {
+        const worker = new Worker(code, { eval: true, workerData: { db, file, ready, threads } });
+        return new Promise<unknown>((resolve, reject) => {
+          worker.once("message", (m) => void worker.terminate().then(() => resolve(m)));
+          worker.once("error", reject);
+        });
+      }),
+    );
+    expect(answers).toEqual(Array(threads).fill("opened"));
+    const after = new Database(file);
+    expect([version(after), log(after)]).toEqual([3, [1, 2, 3]]);
+    after.close();
+  });
 });
