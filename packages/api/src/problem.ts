@@ -39,7 +39,7 @@ interface Problem {
   retryAfter?: number;
 }
 
-/** Other errors that carry a 4xx status (Express's own, such as body-parser's): the client's fault. */
+/** Other errors that carry a 4xx status (Express's and its middleware's): the client's fault. */
 function fromFramework(err: unknown): Problem | null {
   const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
