@@ -24,7 +24,8 @@ const server = createServer(config.http, logger);
 await orExit(NAME, () => listen(server, config.http.port, config.http.host, "PORT"));
 
 let worker: EmbeddedWorker | null = null;
-const services = createServices(config, logger, { role: "api", notify: () => worker?.wake() });
+// A data file a newer docstore wrote is refused with a ConfigError (sqlite/migrate.ts).
+const services = orExit(NAME, () => createServices(config, logger, { role: "api", notify: () => worker?.wake() }));
 
 let tokens = config.auth.tokens ?? [];
 let generated: string | null = null;

@@ -1,6 +1,6 @@
 import type { Express, Request, RequestHandler } from "express";
 import { z } from "zod";
-import { BadRequestError } from "@docstore/shared";
+import { BadRequestError, MethodNotAllowedError } from "@docstore/shared";
 import type { AppContext } from "./context.ts";
 import { assertInputCollections, principalOf } from "./access.ts";
 import { requireScope } from "./auth.ts";
@@ -111,9 +111,4 @@ export function methodNotAllowed(routes: readonly Route[]): RequestHandler {
     }
     throw new MethodNotAllowedError(`method ${req.method} is not served at ${req.path}; accepted: ${allow}`);
   };
-}
-
-/** Thrown for a 405; the problem handler maps it by its status. */
-export class MethodNotAllowedError extends Error {
-  readonly status = 405;
 }

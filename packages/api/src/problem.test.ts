@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import express from "express";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "@docstore/shared";
+import { createLogger, HeaderFieldsTooLargeError, MethodNotAllowedError } from "@docstore/shared";
 import { sqliteBusyError } from "@docstore/shared/testing";
 import { problemHandler, RETRY_AFTER_SECONDS } from "./problem.ts";
 
@@ -24,6 +24,34 @@ describe("problem details", () => {
       const body = (await res.json()) as { status: number; detail: string };
       expect(body).toMatchObject({ status: 503, title: "Service Unavailable" });
       expect(body.detail).toMatch(/catalog is busy \(SQLITE_BUSY/);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("answer a 405 and a 431 from their error classes, with the standard titles and nothing more", async () => {
+    const app = express();
+    app.get("/405", () => {
+      throw new MethodNotAllowedError("method DELETE is not served at /x; accepted: GET");
+    });
+    app.get("/431", () => {
+      throw new HeaderFieldsTooLargeError("headers: received 101 header fields; accepted: at most 100 (a fixed limit)");
+    });
+    app.use(problemHandler(createLogger("silent")));
+    const server = app.listen(0, "127.0.0.1");
+    await new Promise((r) => server.once("listening", r));
+    try {
+      for (const [status, title, detail] of [
+        [405, "Method Not Allowed", "method DELETE is not served at /x; accepted: GET"],
+        [431, "Request Header Fields Too Large", "headers: received 101 header fields; accepted: at most 100 (a fixed limit)"],
+      ] as const) {
+        const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/${status}`);
+        expect(res.status).toBe(status);
+        expect(res.headers.get("retry-after")).toBeNull();
+        const body = (await res.json()) as Record<string, unknown>;
+        expect(Object.keys(body).sort()).toEqual(["detail", "instance", "status", "title", "type"]);
+        expect(body).toMatchObject({ type: "about:blank", status, title, detail, instance: `/${status}` });
+      }
     } finally {
       server.close();
     }

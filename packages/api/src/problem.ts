@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
 import type { ErrorRequestHandler, Request, RequestHandler } from "express";
-import { AppError, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
+import { AppError, isSqliteBusy, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
 import { audit } from "./audit.ts";
 
 /** The one mapping from what went wrong to an HTTP status. */
@@ -12,6 +12,8 @@ const STATUS: Record<ErrorKind, { status: number; title: string }> = {
   rate_limited: { status: 429, title: "Too Many Requests" },
   not_found: { status: 404, title: "Not Found" },
   unsupported: { status: 415, title: "Unsupported Media Type" },
+  method_not_allowed: { status: 405, title: "Method Not Allowed" },
+  headers_too_large: { status: 431, title: "Request Header Fields Too Large" },
   too_large: { status: 413, title: "Content Too Large" },
   upstream: { status: 502, title: "Bad Gateway" },
   unavailable: { status: 503, title: "Service Unavailable" },
@@ -37,7 +39,7 @@ interface Problem {
   retryAfter?: number;
 }
 
-/** Other errors that carry a 4xx status (Express's own, a 405): the client's fault. */
+/** Other errors that carry a 4xx status (Express's and its middleware's): the client's fault. */
 function fromFramework(err: unknown): Problem | null {
   const e = err as { status?: number; message?: string };
   if (typeof e.status === "number" && e.status >= 400 && e.status < 500) {
@@ -49,11 +51,11 @@ function fromFramework(err: unknown): Problem | null {
 /**
  * SQLite's answer when another connection held a database's write lock past the busy timeout
  * (a checkpoint, a large transaction of another process): that write was not made, and the
- * same request a moment later usually goes through. SQLITE_BUSY_* are its extended codes.
+ * same request a moment later usually goes through.
  */
 function fromBusyDatabase(err: unknown): Problem | null {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== "string" || !/^SQLITE_BUSY(_|$)/.test(code)) return null;
+  if (!isSqliteBusy(err)) return null;
+  const code = (err as { code: string }).code;
   return { status: 503, title: statusTitle(503), detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds` };
 }
 

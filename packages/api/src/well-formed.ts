@@ -6,15 +6,10 @@
  */
 import { isUtf8 } from "node:buffer";
 import type { RequestHandler } from "express";
-import { BadRequestError } from "@docstore/shared";
+import { BadRequestError, HeaderFieldsTooLargeError } from "@docstore/shared";
 
 /** Apache's default LimitRequestFields: clients and proxies send a few dozen at most. */
 export const MAX_HEADER_FIELDS = 100;
-
-/** Thrown for a 431; the problem handler maps it by its status. */
-export class HeaderFieldsTooLargeError extends Error {
-  readonly status = 431;
-}
 
 /** The bytes a percent-encoded text stands for; a `%` not followed by two hex digits is itself. */
 function percentDecoded(text: string): Buffer {

@@ -21,7 +21,7 @@ import { QdrantSearchIndex } from "./index/qdrant/search-index.ts";
 import { LanceSearchIndex } from "./index/lancedb.ts";
 import { BullQueue } from "./queue/bullmq.ts";
 import { LocalQueue } from "./queue/local.ts";
-import { CATALOG_SCHEMA, checkpoint, openDatabase, type Db } from "./sqlite/db.ts";
+import { CATALOG_SCHEMA, checkpoint, openDatabase, type Db, type Schema } from "./sqlite/db.ts";
 import { GroupCommit } from "./sqlite/group-commit.ts";
 
 /**
@@ -70,7 +70,7 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
   // Every library is loaded by now, ioredis with its String subclass among them.
   restoreFastStringPrototype();
   const dbs: Db[] = [];
-  const open = (file: string, schema: string, checkpoints: "auto" | "external") => {
+  const open = (file: string, schema: Schema, checkpoints: "auto" | "external") => {
     const db = openDatabase(file, schema, { checkpoint: checkpoints });
     dbs.push(db);
     return db;

@@ -12,6 +12,8 @@
  *   │   ├── RateLimitedError          rate_limited: over the token's requests per minute
  *   │   ├── NotFoundError             not_found
  *   │   ├── UnsupportedMediaTypeError unsupported
+ *   │   ├── MethodNotAllowedError     method_not_allowed: the path is served, not with this method
+ *   │   ├── HeaderFieldsTooLargeError headers_too_large: more header fields than are read
  *   │   ├── TooLargeError             too_large: over a configured size limit
  *   │   ├── UnavailableError          unavailable: a dependency is down; retrying later can work
  *   │   ├── StorageError              insufficient_storage or unavailable: DATA_DIR cannot take a write
@@ -32,6 +34,8 @@ export type ErrorKind =
   | "rate_limited"
   | "not_found"
   | "unsupported"
+  | "method_not_allowed"
+  | "headers_too_large"
   | "too_large"
   | "unavailable"
   | "insufficient_storage"
@@ -97,6 +101,20 @@ export class NotFoundError extends AppError {
 export class UnsupportedMediaTypeError extends AppError {
   constructor(detail: string, mediaType?: string) {
     super("unsupported", detail, { extras: mediaType ? { media_type: mediaType } : {} });
+  }
+}
+
+/** A method the path does not serve (the answer's `Allow` header lists those it does). */
+export class MethodNotAllowedError extends AppError {
+  constructor(detail: string) {
+    super("method_not_allowed", detail);
+  }
+}
+
+/** A request with more header fields than the service reads (api/src/well-formed.ts). */
+export class HeaderFieldsTooLargeError extends AppError {
+  constructor(detail: string) {
+    super("headers_too_large", detail);
   }
 }
 

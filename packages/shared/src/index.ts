@@ -17,6 +17,8 @@ export {
   EmbeddingRejectedError,
   FilterSyntaxError,
   ForbiddenError,
+  HeaderFieldsTooLargeError,
+  MethodNotAllowedError,
   NotFoundError,
   RateLimitedError,
   StorageError,
@@ -41,6 +43,7 @@ export type {
 } from "./ports.ts";
 export type { Attempt, DroppedJob, IngestJob, JobHandlers, QueueName } from "./domain/jobs.ts";
 export { isCatalogCalls, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
+export { isSqliteBusy } from "./sqlite/busy.ts";
 export { runDoctor, DISAGREEMENTS, UNREPAIRABLE, type Disagreement, type DoctorExample, type DoctorOptions, type DoctorReport, type Unrepairable } from "./doctor/doctor.ts";
 export { startLostJobRecovery, type LostJobRecovery } from "./doctor/lost-jobs.ts";
 export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";

@@ -21,7 +21,7 @@ const metrics = createWorkerMetrics();
 const { metricsPort, host } = config.worker;
 const server = metricsPort === 0 ? null : await orExit(NAME, () => serveMetrics(metrics, metricsPort, host));
 const logger = createLogger(config.logLevel).child({ component: "worker" });
-const services = createServices(config, logger, { role: "worker", dropped: metrics.dropped });
+const services = orExit(NAME, () => createServices(config, logger, { role: "worker", dropped: metrics.dropped }));
 const worker = runWorker(config, services, logger, { metrics });
 // Jobs lost from the queue (Redis restarted empty) are queued again from the catalog.
 const { intervalMs, lostAfterMs } = config.recovery;

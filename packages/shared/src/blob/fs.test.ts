@@ -74,6 +74,22 @@ describe("FsBlobStore", () => {
     expect(Buffer.from(await store.get("c/old")).toString()).toBe("plain old bytes");
   });
 
+  it("opens a small.sqlite from before blobs had an encoding (unversioned): migrated, its blobs kept", async () => {
+    store.close();
+    rmSync(path.join(dir, "small.sqlite"));
+    const old = new Database(path.join(dir, "small.sqlite"));
+    old.exec("CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL)");
+    old.prepare("INSERT INTO blobs (key, data) VALUES (?, ?)").run("c/old", Buffer.from("plain old bytes"));
+    old.close();
+    store = new FsBlobStore(dir);
+    expect(Buffer.from(await store.get("c/old")).toString()).toBe("plain old bytes");
+    await store.put("c/new", Buffer.from("new"));
+    const db = new Database(path.join(dir, "small.sqlite"));
+    expect(db.pragma("user_version", { simple: true })).toBe(1);
+    expect(db.prepare("SELECT key, enc FROM blobs ORDER BY key").all()).toEqual([{ key: "c/new", enc: 0 }, { key: "c/old", enc: 0 }]);
+    db.close();
+  });
+
   it("refuses keys that could leave its folder", async () => {
     for (const key of ["../x", "a/../../b", "/abs", "a//b", "a/./b", "a\\b", ""]) {
       await expect(store.put(key, new Uint8Array([1])), key).rejects.toThrow(/invalid blob key/);

@@ -5,13 +5,13 @@ import { inflateRawSync } from "node:zlib";
 import type Database from "better-sqlite3";
 import type { BlobStore } from "../ports.ts";
 import { NotFoundError } from "../errors.ts";
-import { checkpoint, openDatabase, type Db, type OpenOptions } from "../sqlite/db.ts";
+import { checkpoint, openDatabase, type Db, type OpenOptions, type Schema } from "../sqlite/db.ts";
+import { SMALL_BLOBS_TABLE } from "../sqlite/catalog-schema.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 import { storageError, writing } from "../storage-errors.ts";
 
-// A rowid table: new rows append at the end of the B-tree; only the small key index takes
-// random inserts (a table keyed by the random key itself writes three times as many pages).
-const SMALL_SCHEMA = "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL)";
+/** small.sqlite, when the blobs are not kept in the catalog's file (its table: SMALL_BLOBS_TABLE). */
+const SMALL_SCHEMA: Schema = { name: "small blobs", migrations: [SMALL_BLOBS_TABLE] };
 
 /** How a small blob's bytes are stored: as given, or compressed with raw DEFLATE (by earlier versions). */
 const ENCODING = { raw: 0, deflate: 1 } as const;
@@ -46,6 +46,7 @@ export interface FsBlobOptions extends OpenOptions {
    * Keep small blobs in this database (with its group commit) instead of `small.sqlite`: the
    * catalog's, so that the blobs and catalog rows of concurrent loads share transactions. One
    * load's blob and row are two writes, the blob first: a row never names a missing blob.
+   * That database was opened with CATALOG_SCHEMA, which holds the blobs table.
    */
   shared?: { db: Db; commit: GroupCommit };
 }
@@ -68,15 +69,7 @@ export class FsBlobStore implements BlobStore {
   constructor(root: string, options: FsBlobOptions = {}) {
     this.#root = path.resolve(root);
     this.#ownsDb = !options.shared;
-    if (options.shared) options.shared.db.exec(SMALL_SCHEMA);
     this.#db = options.shared?.db ?? openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
-    // Tables made before blobs were compressed get the column; their rows stay raw (0). Checked
-    // and added in one write transaction, so two processes opening the same file add it once.
-    const db = this.#db;
-    db.transaction(() => {
-      const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('blobs')").all();
-      if (!columns.some((c) => c.name === "enc")) db.exec("ALTER TABLE blobs ADD COLUMN enc INTEGER NOT NULL DEFAULT 0");
-    }).immediate();
     this.#commit = options.shared?.commit ?? new GroupCommit(this.#db);
     this.#stmt = {
       put: this.#db.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data, enc = excluded.enc"),

@@ -8,6 +8,61 @@ import { SqliteCatalog } from "./sqlite.ts";
 import type { Catalog } from "../ports.ts";
 import { isCatalogCalls, remoteWritesCatalog, serveCatalogWrites } from "./rpc.ts";
 import { newDocument } from "../../test-support/catalog-contract.ts";
+import { sqliteBusyError } from "../../test-support/sqlite-busy.ts";
+import { isSqliteBusy } from "../sqlite/busy.ts";
+import Database from "better-sqlite3";
+import {
+  BadRequestError,
+  ConfigError,
+  DimensionMismatchError,
+  EmbeddingRejectedError,
+  ExtractionError,
+  FilterSyntaxError,
+  ForbiddenError,
+  NotFoundError,
+  RateLimitedError,
+  StorageError,
+  TooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+  UnsupportedMediaTypeError,
+} from "../errors.ts";
+
+/** A catalog whose deleteCollection throws what it is given: the errors a write can raise, of every kind. */
+class ThrowingCatalog extends SqliteCatalog {
+  next: unknown = null;
+  override async deleteCollection(): Promise<number> {
+    throw this.next;
+  }
+}
+
+/** `owner` serving the writes of a worker-side catalog over a new channel. */
+function connect(owner: Catalog, local: Catalog, ports: MessagePort[]): Catalog {
+  const { port1: apiSide, port2: workerSide } = new MessageChannel();
+  ports.push(apiSide, workerSide);
+  const serve = serveCatalogWrites(apiSide, owner);
+  apiSide.on("message", (m: unknown) => isCatalogCalls(m) && serve(m));
+  return remoteWritesCatalog(workerSide, local);
+}
+
+/** What the worker side gets for `err` thrown by the owner's write. */
+async function thrownThrough(remote: Catalog): Promise<Error> {
+  const outcome = (await Promise.allSettled([remote.deleteCollection("c")]))[0]!;
+  expect(outcome.status).toBe("rejected");
+  return (outcome as PromiseRejectedResult).reason as Error;
+}
+
+/** The same class, name, message and own fields, and the same for the causes. */
+function expectSameError(back: unknown, sent: unknown): void {
+  if (!(sent instanceof Error)) return expect(back).toMatchObject({ message: String(sent) });
+  expect(back).toBeInstanceOf(Error);
+  const b = back as Error;
+  expect(Object.getPrototypeOf(b)).toBe(Object.getPrototypeOf(sent));
+  expect(b.name).toBe(sent.name);
+  expect(b.message).toBe(sent.message);
+  expect({ ...b }).toEqual({ ...sent });
+  if (sent.cause !== undefined) expectSameError(b.cause, sent.cause);
+}
 
 describe("catalog writes sent to the thread that owns them", () => {
   let dir: string;
@@ -70,5 +125,56 @@ describe("catalog writes sent to the thread that owns them", () => {
     expect((outcomes[0] as PromiseRejectedResult).reason.message).toMatch(/bind/i);
     expect(outcomes[1]).toEqual({ status: "fulfilled", value: true });
     expect(messages).toBe(1);
+  });
+
+  it("rejects a call with the error the write threw: the same class, with the same fields", async () => {
+    const thrower = new ThrowingCatalog(openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA));
+    const through = connect(thrower, owner, ports);
+    const busy = sqliteBusyError();
+    const sent: unknown[] = [
+      new BadRequestError("invalid k", { field: "k" }),
+      new FilterSyntaxError("expected a value", 7),
+      new UnauthorizedError("missing bearer token"),
+      new ForbiddenError("not in scope"),
+      new RateLimitedError("too many requests", 12),
+      new NotFoundError("no collection c"),
+      new UnsupportedMediaTypeError("unsupported file type", "application/zip"),
+      new TooLargeError("over MAX_UPLOAD_BYTES"),
+      new UnavailableError("redis is down", new Error("ECONNREFUSED")),
+      new StorageError("full", "no space left", Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" })),
+      new EmbeddingRejectedError("bad key", 401, new Error("401")),
+      new ConfigError("bad DATA_DIR"),
+      new ExtractionError("encrypted PDF"),
+      DimensionMismatchError.fromModel("m", 3, 4),
+      new TypeError("a bug"),
+      "a string thrown",
+    ];
+    try {
+      for (const err of sent) {
+        thrower.next = err;
+        expectSameError(await thrownThrough(through), err);
+      }
+      // A library's class (better-sqlite3's) is rebuilt as an Error of its name, with its code.
+      thrower.next = busy;
+      const back = await thrownThrough(through);
+      expect(back).toMatchObject({ name: "SqliteError", message: busy.message, code: "SQLITE_BUSY" });
+      expect(isSqliteBusy(back)).toBe(true);
+    } finally {
+      await thrower.close();
+    }
+  });
+
+  it("rejects with the StorageError a read-only catalog raises, not a plain Error", async () => {
+    await owner.accept(newDocument("c", "d"));
+    const readOnly = new SqliteCatalog(new Database(path.join(dir, "catalog.sqlite"), { readonly: true }));
+    const through = connect(readOnly, owner, ports);
+    try {
+      const err = await thrownThrough(through);
+      expect(err).toBeInstanceOf(StorageError);
+      expect(err).toMatchObject({ kind: "unavailable", reason: "read-only" });
+      expect((err.cause as { code?: string }).code).toMatch(/^SQLITE_READONLY/);
+    } finally {
+      await readOnly.close();
+    }
   });
 });

@@ -8,6 +8,7 @@
 import type { MessagePort, Worker } from "node:worker_threads";
 import type { Catalog } from "../ports.ts";
 import type { QueueTable } from "../queue/local.ts";
+import { fromWire, toWire, type WireError } from "../errors-wire.ts";
 
 /** A catalog that also serves as the embedded mode's queue (SqliteCatalog). */
 export type LocalCatalog = Catalog & QueueTable;
@@ -29,7 +30,8 @@ interface Calls {
 interface Reply {
   rpc: number;
   result?: unknown;
-  error?: string;
+  /** What the write threw, rebuilt as the same error class on the worker's side. */
+  error?: WireError;
 }
 
 interface Replies {
@@ -41,12 +43,12 @@ export const isCatalogCalls = (m: unknown): m is Calls => typeof m === "object" 
 /** API thread: runs the worker's catalog writes on the owning connection; one reply message per message of calls. */
 export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog: Catalog): (message: Calls) => void {
   const run = ({ rpc, method, args }: Call): Promise<Reply> => {
-    if (!WRITES.includes(method)) return Promise.resolve({ rpc, error: `not a catalog write: ${String(method)}` });
+    if (!WRITES.includes(method)) return Promise.resolve({ rpc, error: toWire(new Error(`not a catalog write: ${String(method)}`)) });
     return Promise.resolve()
       .then(() => (catalog[method] as (...a: unknown[]) => unknown)(...args))
       .then(
         (result) => ({ rpc, result }),
-        (err: unknown) => ({ rpc, error: err instanceof Error ? err.message : String(err) }),
+        (err: unknown) => ({ rpc, error: toWire(err) }),
       );
   };
   return ({ calls }) => {
@@ -64,7 +66,7 @@ export function remoteWritesCatalog(port: MessagePort, local: Catalog): Catalog 
       const w = waiting.get(r.rpc);
       if (!w) continue;
       waiting.delete(r.rpc);
-      if (r.error !== undefined) w.reject(new Error(r.error));
+      if (r.error !== undefined) w.reject(fromWire(r.error));
       else w.resolve(r.result);
     }
   });

@@ -8,6 +8,10 @@ import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
 import { CLAIM_SQL, PENDING_SQL, SqliteCatalog } from "./sqlite.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
 import { describeCatalogContract, newDocument } from "../../test-support/catalog-contract.ts";
+import { FIRST_CATALOG_SQL, LAST_UNVERSIONED_BLOBS_SQL } from "../../test-support/old-catalogs.ts";
+import { newestVersion } from "../sqlite/migrate.ts";
+import { ConfigError } from "../errors.ts";
+import { FsBlobStore } from "../blob/fs.ts";
 
 describeCatalogContract("SqliteCatalog", async () => {
   const dir = await mkdtemp(path.join(tmpdir(), "docstore-catalog-"));
@@ -68,6 +72,7 @@ describe("SqliteCatalog's counts per collection", () => {
     await before.close();
     const older = new Database(file);
     older.exec("DROP TRIGGER documents_counted_insert; DROP TRIGGER documents_counted_delete; DROP TRIGGER documents_counted_update; DROP TABLE collection_counts");
+    older.pragma("user_version = 0"); // as every catalog from before schema versions
     older.close();
 
     const db = openDatabase(file, CATALOG_SCHEMA);
@@ -198,5 +203,84 @@ describe("SqliteCatalog's queue claims", () => {
     } finally {
       await catalog.close();
     }
+  });
+});
+
+describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
+  let dir: string;
+  let file: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), "docstore-old-catalog-"));
+    file = path.join(dir, "catalog.sqlite");
+  });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+
+  /** Rows as the old code inserted them: a queued, a ready and a failed document in "old", one in "other". */
+  function fillOld(db: Db): void {
+    const t = "2026-11-21T10:00:00.000Z";
+    db.prepare("INSERT INTO collections (name, created_at) VALUES (?, ?), (?, ?)").run("old", t, "other", t);
+    const insert = db.prepare(
+      `INSERT INTO documents (collection, doc_id, version, job_id, status, metadata, filename, content_type, blob_key, size, sha256, chunks, error, queued_seq, created_at, updated_at)
+       VALUES (?, ?, 1, ?, ?, ?, NULL, 'text/plain', ?, 5, 'abc', ?, ?, ?, ?, ?)`,
+    );
+    insert.run("old", "q", "j1", "queued", '{"team":"a"}', "old/q/1", 0, null, 1, t, t);
+    insert.run("old", "r", "j2", "ready", '{"year":2024}', "old/r/1", 3, null, 2, t, t);
+    insert.run("old", "f", "j3", "failed", "{}", "old/f/1", 0, "broken", 3, t, t);
+    insert.run("other", "x", "j4", "ready", '{"kind":"memo"}', "other/x/1", 1, null, 4, t, t);
+  }
+
+  const indexes = (db: Db) =>
+    db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
+
+  it("opens the first version's (no counts, no fields, the queue index under its old name) migrated, its rows kept", async () => {
+    const old = new Database(file);
+    old.exec(FIRST_CATALOG_SQL);
+    fillOld(old);
+    old.close();
+
+    const db = openDatabase(file, CATALOG_SCHEMA);
+    expect(db.pragma("user_version", { simple: true })).toBe(newestVersion(CATALOG_SCHEMA));
+    expect(indexes(db)).toEqual(["documents_pending_age", "documents_queued"]);
+    const catalog = new SqliteCatalog(db);
+    expect(await catalog.listCollections()).toEqual([
+      { name: "old", documents: 3, ready: 1, pending: 1, failed: 1 },
+      { name: "other", documents: 1, ready: 1, pending: 0, failed: 0 },
+    ]);
+    expect([...(await catalog.metadataFields(["old"]))].sort()).toEqual(["team", "year"]);
+    expect(await catalog.get("old", "f")).toMatchObject({ status: "failed", error: "broken", blobKey: "old/f/1", metadata: {} });
+    expect((await catalog.claimQueued(10)).map((j) => j.docId)).toEqual(["q"]);
+    await catalog.accept(newDocument("old", "new", { metadata: { extra: true } }));
+    expect((await catalog.listCollections())[0]).toEqual({ name: "old", documents: 4, ready: 1, pending: 2, failed: 1 });
+    await catalog.close();
+  });
+
+  it("opens the last unversioned release's, with its small blobs, migrated and readable", async () => {
+    const old = new Database(file);
+    old.exec(CATALOG_SCHEMA.migrations[0] as string);
+    old.exec(LAST_UNVERSIONED_BLOBS_SQL);
+    fillOld(old);
+    old.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, 0)").run("old/q/1", Buffer.from("hello"));
+    old.close();
+
+    const db = openDatabase(file, CATALOG_SCHEMA);
+    expect(db.pragma("user_version", { simple: true })).toBe(newestVersion(CATALOG_SCHEMA));
+    const catalog = new SqliteCatalog(db);
+    expect((await catalog.listCollections()).map((c) => [c.name, c.documents])).toEqual([["old", 3], ["other", 1]]);
+    expect([...(await catalog.metadataFields(["other"]))]).toEqual(["kind"]);
+    const blobs = new FsBlobStore(path.join(dir, "blobs"), { shared: { db, commit: new GroupCommit(db) } });
+    expect(Buffer.from(await blobs.get("old/q/1")).toString()).toBe("hello");
+    await catalog.close();
+  });
+
+  it("refuses a catalog a newer docstore wrote, and leaves it as it is", () => {
+    const db = openDatabase(file, CATALOG_SCHEMA);
+    const newer = newestVersion(CATALOG_SCHEMA) + 1;
+    db.pragma(`user_version = ${newer}`);
+    db.close();
+    expect(() => openDatabase(file, CATALOG_SCHEMA)).toThrow(ConfigError);
+    expect(() => openDatabase(file, CATALOG_SCHEMA)).toThrow(`catalog schema version ${newer}; this one knows up to ${newer - 1}`);
+    const after = new Database(file);
+    expect(after.pragma("user_version", { simple: true })).toBe(newer);
+    after.close();
   });
 });

@@ -5,6 +5,7 @@ import type { Metadata } from "../domain/metadata.ts";
 import { BUSY_TIMEOUT_MS, type Db } from "../sqlite/db.ts";
 import { decodeCursor, documentCursor, encodeCursor } from "../domain/cursor.ts";
 import { GroupCommit } from "../sqlite/group-commit.ts";
+import { isSqliteBusy } from "../sqlite/busy.ts";
 import { writing } from "../storage-errors.ts";
 
 interface Row {
@@ -258,7 +259,7 @@ export class SqliteCatalog implements Catalog {
     try {
       return writing(this.#place, write);
     } catch (err) {
-      if ((err as { code?: string }).code?.startsWith("SQLITE_BUSY")) return null;
+      if (isSqliteBusy(err)) return null;
       throw err;
     } finally {
       this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

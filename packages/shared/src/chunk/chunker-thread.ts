@@ -3,6 +3,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Section } from "../extract/types.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { chunkDocument } from "./document.ts";
+import { toWire } from "../errors-wire.ts";
 
 const { options } = workerData as { options: ChunkOptions };
 const port = parentPort!;
@@ -11,7 +12,7 @@ port.on("message", ({ id, docs }: { id: number; docs: { text: string; sections: 
     try {
       return chunkDocument(text, sections, options);
     } catch (err) {
-      return { error: err instanceof Error ? err.message : String(err) };
+      return { error: toWire(err) };
     }
   });
   port.postMessage({ id, results });

@@ -30,6 +30,17 @@ afterEach(async () => {
 });
 
 describe("createChunker", () => {
+  it("fails a call with the error chunking threw, of the same class and message as on the caller's thread", async () => {
+    const bad = { chunkTokens: 1, overlapTokens: 0 };
+    const inline = await createChunker(bad, 0).chunk(docs[0]!.text, []).catch((err: unknown) => err);
+    const chunker = createChunker(bad, 1);
+    open.push(chunker);
+    const threaded = await chunker.chunk(docs[0]!.text, []).catch((err: unknown) => err);
+    expect(inline).toBeInstanceOf(RangeError);
+    expect(threaded).toBeInstanceOf(RangeError);
+    expect((threaded as Error).message).toBe((inline as Error).message);
+  });
+
   it("chunks on its threads as on the caller's: the same chunks, offsets and citations, each call its own", async () => {
     const chunker = createChunker(options, 2);
     open.push(chunker);

@@ -11,6 +11,7 @@ import { Worker } from "node:worker_threads";
 import type { Section } from "../extract/types.ts";
 import type { ChunkOptions } from "./chunk.ts";
 import { chunkDocument, type DocumentChunk } from "./document.ts";
+import { fromWire, type WireError } from "../errors-wire.ts";
 
 export interface Chunker {
   /** The chunks of an extracted text (chunkDocument). */
@@ -81,7 +82,7 @@ class ThreadChunker implements Chunker {
   }
 }
 
-type Reply = { id: number; results: (DocumentChunk[] | { error: string })[] };
+type Reply = { id: number; results: (DocumentChunk[] | { error: WireError })[] };
 
 class ChunkerThread {
   readonly #worker: Worker;
@@ -99,7 +100,8 @@ class ChunkerThread {
       if (this.#pending.size === 0) this.#worker.unref();
       calls.forEach((call, i) => {
         const result = results[i]!;
-        if ("error" in result) call.reject(new Error(`chunking failed: ${result.error}`));
+        // The error chunkDocument threw, of the same class as without a thread.
+        if ("error" in result) call.reject(fromWire(result.error));
         else call.resolve(result);
       });
     });

@@ -5,7 +5,7 @@
  * shorten vectors, since one model then gives different vectors per size.
  */
 import { createHash } from "node:crypto";
-import { openDatabase, type Db } from "../sqlite/db.ts";
+import { openDatabase, type Db, type Schema } from "../sqlite/db.ts";
 
 export type CachedVector = Float32Array | number[];
 
@@ -21,15 +21,18 @@ export function textHash(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("hex");
 }
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS embeddings (
+const SCHEMA: Schema = {
+  name: "embedding cache",
+  migrations: [
+    `CREATE TABLE IF NOT EXISTS embeddings (
   model TEXT NOT NULL,
   hash TEXT NOT NULL,
   vector BLOB NOT NULL,
   created_at INTEGER NOT NULL,
   PRIMARY KEY (model, hash)
-) WITHOUT ROWID;
-`;
+) WITHOUT ROWID;`,
+  ],
+};
 
 /** Little-endian Float32 bytes: 4 bytes a dimension, a quarter of the JSON text. */
 export function vectorToBlob(vector: CachedVector): Buffer {

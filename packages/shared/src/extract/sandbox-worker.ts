@@ -4,7 +4,8 @@
  * sandbox.ts's business: this side only answers each request.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { ExtractorModule, SerialisedError, WorkerData, WorkerReply, WorkerRequest } from "./sandbox.ts";
+import type { ExtractorModule, WorkerData, WorkerReply, WorkerRequest } from "./sandbox.ts";
+import { toWire } from "../errors-wire.ts";
 
 if (!parentPort) throw new Error("sandbox-worker.ts runs as a worker thread only");
 const port = parentPort;
@@ -19,17 +20,13 @@ port.on("message", async (request: WorkerRequest) => {
     const { extract } = await dispatcher;
     reply = { id: request.id, ok: true, result: await extract(request.bytes, request.type, data.limits) };
   } catch (error) {
-    reply = { id: request.id, ok: false, error: serialise(error) };
+    reply = { id: request.id, ok: false, error: toWire(error) };
   }
   try {
     port.postMessage(reply);
   } catch (error) {
     // A result that cannot be cloned is a bug in the extractor.
-    port.postMessage({ id: request.id, ok: false, error: serialise(error) } satisfies WorkerReply);
+    port.postMessage({ id: request.id, ok: false, error: toWire(error) } satisfies WorkerReply);
   }
 });
 
-function serialise(error: unknown): SerialisedError {
-  if (error instanceof Error) return { name: error.name, message: error.message, stack: error.stack };
-  return { name: "Error", message: String(error) };
-}

@@ -8,6 +8,7 @@
 import { isMarkedAsUntransferable, Worker } from "node:worker_threads";
 import { DEFAULT_LIMITS, type Extracted, type ExtractionLimits } from "./types.ts";
 import { ExtractionError } from "../errors.ts";
+import { fromWire, type WireError } from "../errors-wire.ts";
 
 export interface SandboxOptions {
   /** Longest a document may take, counted from when a worker starts on it (not while queued). */
@@ -46,12 +47,7 @@ export interface WorkerRequest {
   bytes: Uint8Array;
   type: string;
 }
-export interface SerialisedError {
-  name: string;
-  message: string;
-  stack?: string | undefined;
-}
-export type WorkerReply = { id: number; ok: true; result: Extracted } | { id: number; ok: false; error: SerialisedError };
+export type WorkerReply = { id: number; ok: true; result: Extracted } | { id: number; ok: false; error: WireError };
 
 interface Job {
   id: number;
@@ -126,7 +122,7 @@ export function createExtractionSandbox(options: SandboxOptions): ExtractionSand
     clearTimeout(slot.timer);
     slot.job = undefined;
     if (reply.ok) job.resolve(reply.result);
-    else job.reject(revive(reply.error));
+    else job.reject(fromWire(reply.error)); // of its class, with the stack of where it was thrown
     pump();
   }
 
@@ -169,11 +165,4 @@ function transferable(bytes: Uint8Array): { bytes: Uint8Array; transfer: ArrayBu
   if (buffer instanceof ArrayBuffer && whole && !isMarkedAsUntransferable(buffer)) return { bytes, transfer: [buffer] };
   const copy = new Uint8Array(bytes); // a copy (a Buffer's slice() would be a view)
   return { bytes: copy, transfer: [copy.buffer] };
-}
-
-function revive(error: SerialisedError): Error {
-  const revived = error.name === "ExtractionError" ? new ExtractionError(error.message) : new Error(error.message);
-  revived.name = error.name;
-  if (error.stack) revived.stack = error.stack; // where it was thrown, in the worker
-  return revived;
 }

@@ -9,7 +9,8 @@ import type { IndexedDocument } from "../ports.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { HIT_COLUMN, TABLE_NAME, documentRows, hitJson, parseHit, tableSchema } from "./lancedb-rows.ts";
-import { openChunkTable, reopenChunkTable, TABLE_LAYOUT, tableLayout, type OpenTable } from "./lancedb-table.ts";
+import { LAYOUT_KEY, openChunkTable, reopenChunkTable, TABLE_LAYOUT, tableLayout, type OpenTable } from "./lancedb-table.ts";
+import { ConfigError } from "../errors.ts";
 
 const dirs: string[] = [];
 const tables: OpenTable[] = [];
@@ -110,6 +111,58 @@ describe("a new chunk table", () => {
     } finally {
       await index.close();
     }
+  });
+});
+
+describe("a table of another layout (the table's schema version)", () => {
+  const text = "petrel colony";
+  const rows = documentRows({ collection: "c", docId: "a", version: 1, metadata: {}, text }, [{ index: 0, text, start: 0, end: text.length }], null, "w");
+
+  /** A table as a docstore of `layout` made it: 1 has stable row ids and no mark. */
+  async function madeWith(layout: number): Promise<string> {
+    const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-layout-"));
+    dirs.push(dir);
+    const db = await connect(dir);
+    const schema = layout === 1 ? tableSchema(null) : tableSchema(null, new Map([[LAYOUT_KEY, String(layout)]]));
+    const table = await db.createEmptyTable(TABLE_NAME, schema, { mode: "create", storageOptions: { newTableEnableStableRowIds: layout === 1 ? "true" : "false" } });
+    await table.add(rowsTable(rows, schema));
+    table.close();
+    db.close();
+    return dir;
+  }
+
+  it("opens an older layout as it is, and searches it", async () => {
+    const dir = await madeWith(1);
+    const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
+    tables.push(opened);
+    expect(opened.layout).toBe(1);
+    expect(await tableLayout(opened.table)).toBe(1);
+    const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+    try {
+      expect((await index.search({ query: "petrel", collections: ["c"], filter: parseFilter(""), k: 10 })).map((h) => h.docId)).toEqual(["a"]);
+    } finally {
+      await index.close();
+    }
+  });
+
+  it("refuses a newer layout with a ConfigError, writing nothing to the table", async () => {
+    const dir = await madeWith(TABLE_LAYOUT + 1);
+    const db = await connect(dir);
+    const before = await (await db.openTable(TABLE_NAME)).version();
+    const refused = await openChunkTable(dir, null, 64 * 1024 * 1024).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(ConfigError);
+    expect((refused as Error).message).toBe(
+      `${dir}: the search index was written by a newer docstore (table layout ${TABLE_LAYOUT + 1}; this one knows up to ${TABLE_LAYOUT}); ` +
+        "run that version or a later one, or point DATA_DIR at another folder",
+    );
+    const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
+    await expect(index.search({ query: "petrel", collections: ["c"], filter: parseFilter(""), k: 10 })).rejects.toThrow(ConfigError);
+    await index.close();
+    const table = await db.openTable(TABLE_NAME);
+    expect(await table.version()).toBe(before);
+    expect(await table.listIndices()).toEqual([]);
+    table.close();
+    db.close();
   });
 });
 

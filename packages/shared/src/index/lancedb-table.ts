@@ -7,6 +7,7 @@ import { connect, Index, Session, type Connection, type Table } from "@lancedb/l
 import { setTimeout } from "node:timers/promises";
 import type { FixedSizeList } from "apache-arrow";
 import { HIT_COLUMN, TABLE_NAME, hitSql, tableSchema } from "./lancedb-rows.ts";
+import { ConfigError } from "../errors.ts";
 
 export interface OpenTable {
   db: Connection;
@@ -66,6 +67,14 @@ async function boundedConnection(dir: string, cacheBytes: number, watch: OpenTab
 export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number, watch?: OpenTable["watch"]): Promise<OpenTable> {
   const db = await boundedConnection(dir, cacheBytes, watch);
   const table = await openOrCreate(db, dimensions);
+  let layout: number;
+  try {
+    layout = await knownLayout(table, dir); // before anything is written to it
+  } catch (err) {
+    table.close();
+    db.close();
+    throw err;
+  }
   await ensureHitColumn(table);
   await ensureIndexes(table);
   const vectorField = (await table.schema()).fields.find((f) => f.name === "vector");
@@ -75,7 +84,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
     await table.addColumns([{ name: "vector", valueSql: `arrow_cast(NULL, 'FixedSizeList(${Math.trunc(dimensions)}, Float32)')` }]);
     vectorSize = dimensions;
   }
-  return { db, table, vectorSize, cacheBytes, dir, watch, layout: await tableLayout(table) };
+  return { db, table, vectorSize, cacheBytes, dir, watch, layout };
 }
 
 /**
@@ -97,7 +106,9 @@ export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
 }
 
 /**
- * The layout of a table this code makes, kept in its schema's metadata. 1 (no mark): made with
+ * The layout of a table this code makes: the table's schema version, kept in its schema's
+ * metadata. Opening a table of an older layout opens it as it is, a table of a newer one is
+ * refused (knownLayout). 1 (no mark): made with
  * stable row ids. Compaction then keeps each row's id and leaves the indexes as they are, so
  * the full-text index goes on ranking the rows that the compaction dropped as deleted (LanceDB
  * 0.39): it takes its top k with them, then drops them, and a search came back short or empty
@@ -105,12 +116,27 @@ export async function reopenChunkTable(opened: OpenTable): Promise<OpenTable> {
  * deleted rows from them (each run that compacts pays for the remap).
  */
 export const TABLE_LAYOUT = 2;
-const LAYOUT_KEY = "docstore.table_layout";
+export const LAYOUT_KEY = "docstore.table_layout";
 const NEW_TABLE = { mode: "create", storageOptions: { newTableEnableStableRowIds: "false" } } as const;
 
 /** The layout of the table (TABLE_LAYOUT), read from its schema. */
 export async function tableLayout(table: Table): Promise<number> {
   return Number((await table.schema()).metadata.get(LAYOUT_KEY) ?? 1);
+}
+
+/**
+ * The table's layout, when this code can work on it: every layout up to TABLE_LAYOUT is read as
+ * it is (layout 1 differs only in its row ids, which lancedb.ts allows for). A table a newer
+ * docstore made is refused with a ConfigError, before anything is written to it.
+ */
+async function knownLayout(table: Table, dir: string): Promise<number> {
+  const mark = (await table.schema()).metadata.get(LAYOUT_KEY);
+  const layout = Number(mark ?? 1);
+  if (Number.isInteger(layout) && layout >= 1 && layout <= TABLE_LAYOUT) return layout;
+  throw new ConfigError(
+    `${dir}: the search index was written by a newer docstore (table layout ${mark}; this one knows up to ${TABLE_LAYOUT}); ` +
+      `run that version or a later one, or point DATA_DIR at another folder`,
+  );
 }
 
 /**

@@ -17,16 +17,22 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import Database, { type Statement } from "better-sqlite3";
 import { setTimeout as sleep } from "node:timers/promises";
-import { openDatabase, type Db } from "../sqlite/db.ts";
+import { openDatabase, type Db, type Schema } from "../sqlite/db.ts";
+import { isSqliteBusy } from "../sqlite/busy.ts";
 import { and, or, sqlString } from "../filter/lancedb.ts";
 
 const TOMBSTONES_FILE = "tombstones.sqlite";
 const LOCK_FILE = "tombstones-lock.sqlite";
-const SCHEMA = `CREATE TABLE IF NOT EXISTS tombstones (
+const SCHEMA: Schema = {
+  name: "tombstones",
+  migrations: [
+    `CREATE TABLE IF NOT EXISTS tombstones (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   collection TEXT NOT NULL,
   doc_id TEXT
-);`;
+);`,
+  ],
+};
 /** How often a taken lock is tried again. */
 const LOCK_RETRY_MS = 20;
 
@@ -146,7 +152,7 @@ async function take(lock: Db): Promise<void> {
       lock.exec("BEGIN IMMEDIATE");
       return;
     } catch (err) {
-      if (!(err as { code?: string }).code?.startsWith("SQLITE_BUSY")) throw err;
+      if (!isSqliteBusy(err)) throw err;
     }
     await sleep(LOCK_RETRY_MS);
   }

@@ -5,7 +5,7 @@ import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it } from "vitest";
 import { CHECKPOINT_WAIT_MS, checkpoint, openDatabase, walBytes, type Db } from "./db.ts";
 
-const SCHEMA = "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, data BLOB NOT NULL)";
+const SCHEMA = { name: "test", migrations: ["CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, data BLOB NOT NULL)"] };
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
 
