@@ -293,6 +293,20 @@ async function audit(svc: Service, answers: Answers): Promise<Figures> {
   return { ...audited, refused: answers.refused, unanswered: answers.unanswered.size };
 }
 
+/**
+ * The end of an outage test, once the service it took away is back: loads are accepted again,
+ * the clients load 40 more documents than the collection had during the outage (or reach their
+ * cap), then stop; the audit, with none of the documents failed.
+ */
+async function recovered(svc: Service, answers: Answers, loaders: { stop(): Promise<unknown> }, documentsDuring: number): Promise<Figures> {
+  await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
+  await until(async () => answers.loaded >= 600 || (await collectionStats(svc, answers.collection))!.documents >= documentsDuring + 40, 60_000);
+  await loaders.stop();
+  const figures = await audit(svc, answers);
+  expect(figures.failed).toBe(0);
+  return figures;
+}
+
 function report(name: string, figures: Figures & Record<string, unknown>) {
   console.log(`[faults] ${name}: ${JSON.stringify(figures)}`);
 }
@@ -404,12 +418,7 @@ describe("faults, distributed mode", () => {
     const during = await collectionStats(svc, c);
 
     await redis.start();
-    await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
-    await until(async () => answers.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
-    await loaders.stop();
-
-    const figures = await audit(svc, answers);
-    expect(figures.failed).toBe(0);
+    const figures = await recovered(svc, answers, loaders, during!.documents);
     expect(status(await call(svc, "GET", "/readyz"))).toBe(200);
     report("Redis stopped, data kept", { ...figures, pendingWhenStopped: during!.pending });
     await svc.stop();
@@ -437,12 +446,7 @@ describe("faults, distributed mode", () => {
     expect(during!.failed).toBe(0);
 
     await s3.restart();
-    await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
-    await until(async () => answers.loaded >= 600 || (await collectionStats(svc, c))!.documents >= during!.documents + 40, 60_000);
-    await loaders.stop();
-
-    const figures = await audit(svc, answers);
-    expect(figures.failed).toBe(0);
+    const figures = await recovered(svc, answers, loaders, during!.documents);
     report("S3 stopped", { ...figures, pendingWhenStopped: during!.pending });
     await svc.stop();
   }, 600_000);

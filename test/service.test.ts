@@ -5,11 +5,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { connect, createServer, type Server } from "node:net";
+import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { deleteRedisKeys, freePort, testRedisPrefix } from "@docstore/shared/testing";
+import { deleteRedisKeys, freePort, portAnswers, testRedisPrefix } from "@docstore/shared/testing";
 import { atFileEnd } from "./cleanup.ts";
 import { startService, tempDataDir, until } from "./harness.ts";
 
@@ -53,15 +53,6 @@ async function refused(script: string, env: Record<string, string>) {
   return { code, output: r.output() };
 }
 
-const answers = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const socket = connect(port, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.on("error", () => resolve(false));
-  });
-
 async function holdPort(): Promise<{ port: number; server: Server }> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -99,7 +90,7 @@ describe("bash scripts/run.sh start", () => {
       // Bounded: a wrapper that ignores the signal would otherwise keep the test waiting.
       await until(async () => svc.proc.exitCode !== null || svc.proc.signalCode !== null, 60_000);
       expect(await svc.exited).toEqual({ code: 0, signal: null });
-      expect(await answers(port)).toBe(false);
+      expect(await portAnswers(port)).toBe(false);
       expect(svc.output()).toContain(`"signal":"${sig}"`);
       expect(svc.output()).toContain('"msg":"stopped"');
       expect(svc.output()).not.toMatch(/ELIFECYCLE|Command failed/);

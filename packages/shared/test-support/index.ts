@@ -6,7 +6,7 @@
  */
 export { startS3Server, type S3TestServer } from "./s3-server.ts";
 export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-server.ts";
-export { RedisServer, freePort, testRedisPrefix, deleteRedisKeys } from "./redis-server.ts";
+export { RedisServer, freePort, portAnswers, testRedisPrefix, deleteRedisKeys } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
 export { indexAudit, indexRows, type IndexRow, type LanceAudit } from "./lance-index.ts";

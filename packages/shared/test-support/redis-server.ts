@@ -14,7 +14,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-const answers = (port: number) =>
+/** Whether something accepts a TCP connection on the loopback port. */
+export const portAnswers = (port: number) =>
   new Promise<boolean>((resolve) => {
     const socket = connect(port, "127.0.0.1", () => {
       socket.destroy();
@@ -52,7 +53,7 @@ export class RedisServer {
     const args = ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", ...persistence];
     this.#proc = spawn("redis-server", args, { stdio: "ignore" });
     const deadline = Date.now() + 10_000;
-    while (!(await answers(this.port))) {
+    while (!(await portAnswers(this.port))) {
       if (Date.now() > deadline || this.#proc.exitCode !== null) throw new Error(`redis-server on ${this.port} did not start`);
       await new Promise((r) => setTimeout(r, 50));
     }
