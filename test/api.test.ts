@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeSkipped, QDRANT_SKIP, qdrantSource } from "@docstore/shared/testing";
-import { removeDir, startService, uniqueName, type Mode, type StartOptions, type Service, type Reply } from "./harness.ts";
+import { serviceAround, uniqueName, type Mode, type Reply, type Service, type StartOptions } from "./harness.ts";
 
 // The same expectations in every mode: embedded (one process) and distributed (API, two
 // worker processes, BullMQ on Redis, an S3 server, the LanceDB index shared by the processes),
@@ -35,14 +35,7 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
 }
 
 describe.each(MODES)("$name mode", ({ mode, env, index }) => {
-  beforeAll(async () => {
-    svc = await startService({ mode, env, index });
-  }, 60_000);
-
-  afterAll(async () => {
-    expect(await svc.stop()).toBe(0);
-    removeDir(svc.dataDir);
-  });
+  serviceAround({ mode, env, index }, (started) => (svc = started));
 
   describe("loading", () => {
     it("queues a text with 202 and indexes it", async () => {

@@ -8,7 +8,7 @@ import { ConnectionError, DocstoreClient, OPERATIONS, ProblemError, type RetryIn
 import { generateTypes, normalize } from "@docstore/client/scripts/openapi-types";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
 import { freePort, makePdf } from "@docstore/shared/testing";
-import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
+import { removeDir, serviceAround, uniqueName, type Service } from "./harness.ts";
 
 const TYPES = path.resolve(import.meta.dirname, "../packages/client/src/openapi-types.ts");
 
@@ -16,14 +16,9 @@ let svc: Service;
 const openapi = async (): Promise<any> => (await fetch(new URL("/openapi.json", svc.url))).json();
 let client: DocstoreClient;
 
-beforeAll(async () => {
-  svc = await startService();
+serviceAround({}, (started) => {
+  svc = started;
   client = new DocstoreClient({ url: svc.url, token: svc.token });
-}, 60_000);
-
-afterAll(async () => {
-  expect(await svc.stop()).toBe(0);
-  removeDir(svc.dataDir);
 });
 
 describe("the client's types", () => {

@@ -2,24 +2,17 @@
  * Real documents through the whole service: each fixture ends with the right status and
  * reason, search results cite pages, and the service keeps answering throughout.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { removeDir, startService, uniqueName, until, type Service } from "./harness.ts";
+import { serviceAround, uniqueName, until, type Service } from "./harness.ts";
 import { indexRows, makePdf, makeScannedPdf } from "@docstore/shared/testing";
 import { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "@docstore/shared/testing";
 
 let svc: Service;
 const c = uniqueName("docs");
 
-beforeAll(async () => {
-  svc = await startService({ env: { EXTRACT_TIMEOUT_MS: "20000" } });
-}, 60_000);
-
-afterAll(async () => {
-  expect(await svc.stop()).toBe(0);
-  removeDir(svc.dataDir);
-});
+serviceAround({ env: { EXTRACT_TIMEOUT_MS: "20000" } }, (started) => (svc = started));
 
 async function upload(name: string, bytes: Uint8Array, type = "application/octet-stream", docId = name.replace(/[^A-Za-z0-9]/g, "-")) {
   const form = new FormData();

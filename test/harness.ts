@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
+import { afterAll, beforeAll, expect } from "vitest";
 import {
   deleteQdrantCollection, deleteRedisKeys, freePort, QdrantTestServer, startS3Server, testRedisPrefix, uniqueQdrantCollection,
 } from "@docstore/shared/testing";
@@ -256,6 +257,24 @@ async function start(opts: StartOptions, dataDir: string, resources: (() => Prom
   proc.stderr!.on("data", (c: Buffer) => (service.output += c.toString()));
   for (let i = 0; i < (opts.workers ?? (opts.mode === "distributed" ? 2 : 0)); i++) await service.startWorker();
   return service;
+}
+
+/**
+ * A service for the tests of the enclosing block (the file, at its top level): started before
+ * them and given to `started`; after them stopped, its exit code expected to be 0, and its data
+ * folder removed.
+ */
+export function serviceAround(opts: StartOptions, started: (svc: Service) => void): void {
+  let svc: Service | undefined;
+  beforeAll(async () => {
+    svc = await startService(opts);
+    started(svc);
+  }, 60_000);
+  afterAll(async () => {
+    if (!svc) return;
+    expect(await svc.stop()).toBe(0);
+    removeDir(svc.dataDir);
+  });
 }
 
 /** Collection names unique to one test, so tests never share state. */

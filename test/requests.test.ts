@@ -4,8 +4,8 @@
  * as meant or refused with a message naming the parameter, what was received, what is
  * accepted and the setting behind a limit; none is quietly misread.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { removeDir, startService, uniqueName, type Reply, type Service } from "./harness.ts";
+import { describe, expect, it } from "vitest";
+import { serviceAround, uniqueName, type Reply, type Service } from "./harness.ts";
 
 let svc: Service;
 
@@ -14,14 +14,7 @@ const MAX_K = 50;
 const MAX_UPLOAD_BYTES = 2000;
 const MAX_BODY_BYTES = 4096;
 
-beforeAll(async () => {
-  svc = await startService({ env: { MAX_K: String(MAX_K), MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES), MAX_BODY_BYTES: String(MAX_BODY_BYTES) } });
-}, 60_000);
-
-afterAll(async () => {
-  expect(await svc.stop()).toBe(0);
-  removeDir(svc.dataDir);
-});
+serviceAround({ env: { MAX_K: String(MAX_K), MAX_UPLOAD_BYTES: String(MAX_UPLOAD_BYTES), MAX_BODY_BYTES: String(MAX_BODY_BYTES) } }, (started) => (svc = started));
 
 function expectProblem(r: Reply, status: number, detail: RegExp) {
   expect(r.status, JSON.stringify(r.body)).toBe(status);
