@@ -1,16 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { FilterSyntaxError } from "../errors.ts";
-import { MAX_FILTER_LENGTH, parseFilter } from "./parse.ts";
+import { MAX_FILTER_LENGTH } from "./parse.ts";
+import { syntaxError as rejected } from "../../test-support/filter-errors.ts";
 
-function syntaxError(s: string): FilterSyntaxError {
-  try {
-    parseFilter(s, new Date("2024-06-15T12:00:00Z"));
-  } catch (err) {
-    expect(err).toBeInstanceOf(FilterSyntaxError);
-    return err as FilterSyntaxError;
-  }
-  throw new Error(`expected ${JSON.stringify(s)} to be rejected`);
-}
+const syntaxError = (s: string) => rejected(s, new Date("2024-06-15T12:00:00Z"));
 
 // Every error of docs/filters.md "Errors", plus the ones the grammar implies.
 describe("parseFilter: errors name the problem and its position", () => {

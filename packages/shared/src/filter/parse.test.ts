@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { FilterSyntaxError } from "../errors.ts";
 import type { Condition, Filter } from "./ast.ts";
 import { parseFilter } from "./parse.ts";
+import { syntaxError as rejected } from "../../test-support/filter-errors.ts";
 
 const NOW = new Date("2024-06-15T13:45:30.900Z");
 const parse = (s: string): Filter => parseFilter(s, NOW);
@@ -14,15 +14,7 @@ const only = (s: string): Condition => {
   return f.groups[0]?.[0]?.[0] as Condition;
 };
 
-function syntaxError(s: string): FilterSyntaxError {
-  try {
-    parseFilter(s, NOW);
-  } catch (err) {
-    expect(err).toBeInstanceOf(FilterSyntaxError);
-    return err as FilterSyntaxError;
-  }
-  throw new Error(`expected ${JSON.stringify(s)} to be rejected`);
-}
+const syntaxError = (s: string) => rejected(s, NOW);
 
 describe("parseFilter: operators", () => {
   it.each([
