@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DocstoreClient } from "@docstore/client";
 import { CLI, runCli, summaryOf, type CliResult } from "./cli-run.ts";
@@ -10,6 +10,11 @@ import { removeDir, startService, uniqueName, type Service } from "./harness.ts"
 import { FORMATS, sentence, writeMixedFiles } from "./mixed-files.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** A Node.js older than 24 on the PATH (a machine's own, say), to run the tool with. */
+const OLD_NODE = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .map((dir) => path.join(dir, "node"))
+  .find((bin) => existsSync(bin) && Number(spawnSync(bin, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim()) < 24);
 let svc: Service;
 let proxy: FaultProxy;
 let client: DocstoreClient;
@@ -380,6 +385,33 @@ describe("the other commands", () => {
     await usage(["load", "extra.md", "-c", "x", "--metadata-from", "a=b:date"], '--metadata-from: a=b:date: unknown type "date"');
     await usage(["load", "extra.md"], "required option '-c, --collection <name>' not specified");
     await usage(["frobnicate"], "unknown command 'frobnicate'");
+  });
+
+  it("runs from any folder as bash scripts/run.sh docstore, with paths relative to that folder", async () => {
+    const c = uniqueName("runsh");
+    mkdirSync(path.join(work, "here"), { recursive: true });
+    writeFileSync(path.join(work, "here", "run-from-here.md"), "# Run from here\n\nA note loaded through scripts/run.sh.");
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn("bash", [path.join(ROOT, "scripts/run.sh"), "docstore", "load", "./here/run-from-here.md", "-c", c], { cwd: work, env: { ...process.env, ...env(), NODE_DISABLE_COMPILE_CACHE: "1" } });
+      let out = "";
+      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      p.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      p.on("close", (code) => resolve({ code, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    expect((await documents(c)).map((d) => d.name)).toEqual(["run-from-here.md"]);
+  });
+
+  it.skipIf(!OLD_NODE)(`under an older Node.js (${OLD_NODE ?? "none found on PATH"}) says Node.js 24 is needed and how to run it`, async () => {
+    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      const p = spawn(OLD_NODE!, [CLI, "ls"], { cwd: work, env: { PATH: process.env.PATH ?? "", ...env() } });
+      let err = "";
+      p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      p.on("close", (code) => resolve({ code, err }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
+    expect(r.err).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
   });
 
   it("runs from a checkout as pnpm docstore, with paths relative to where it was typed", async () => {
