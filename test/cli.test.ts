@@ -366,6 +366,14 @@ describe("the other commands", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: 401 Unauthorized: /);
     ok(await cli(["--token", svc.token, "ls"], { env: wrong }));
+    // No token at all: what to set, and where a local service keeps the one it generated.
+    const none = await cli(["ls"], { env: { DOCSTORE_TOKEN: "" } });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^error: 401 Unauthorized: .*; no token given: set DOCSTORE_TOKEN or pass --token\. /);
+    expect(none.stderr).toContain("keeps it in DATA_DIR/api-token");
+    const noneLoad = await cli(["load", "extra.md", "-c", uniqueName("refused")], { env: { DOCSTORE_TOKEN: "" } });
+    expect(noneLoad.code).toBe(1);
+    expect(noneLoad.stdout).toMatch(/\nno token given: set DOCSTORE_TOKEN or pass --token\. .*DATA_DIR\/api-token/);
     // A refused token stops a load at once, with its summary.
     const load = await cli(["load", "extra.md", "-c", uniqueName("refused")], { env: wrong });
     expect(load.code).toBe(1);

@@ -26,3 +26,17 @@ export function table(header: string[], rows: (string | number)[][]): string {
   const widths = header.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
   return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ")).join("\n");
 }
+
+/**
+ * For a request refused (status 401) for want of a token when none was given: where a token comes from. A
+ * service started without API_TOKENS (packages/api/src/main.ts) generated one, printed it on
+ * its ready line and keeps it in DATA_DIR/api-token.
+ */
+export function tokenHint(ctx: Context, status: number | undefined): string | undefined {
+  if (ctx.token || status !== 401) return undefined;
+  return (
+    "no token given: set DOCSTORE_TOKEN or pass --token. A local (embedded) service started without API_TOKENS " +
+    "prints its token when it starts (\"docstore ready at … token ds_…\") and keeps it in DATA_DIR/api-token " +
+    "(by default ./data/api-token in the folder the service was started from)"
+  );
+}

@@ -1,7 +1,7 @@
 /** The command line: commands, their options and arguments, and what a failure exits with. */
 import { Command, CommanderError, InvalidArgumentError } from "@commander-js/extra-typings";
 import { ConnectionError, ProblemError } from "@docstore/client";
-import type { Context } from "./context.ts";
+import { tokenHint, type Context } from "./context.ts";
 import { UsageError } from "./load/mapping.ts";
 
 /**
@@ -158,7 +158,8 @@ export async function run(argv: string[], io: Streams): Promise<number> {
       return EXIT.usage;
     }
     if (err instanceof ProblemError) {
-      say(err.message, { problem: err.problem });
+      const hint = tokenHint(context(), err.status);
+      say(hint ? `${err.message}; ${hint}` : err.message, { problem: err.problem });
       return EXIT.failed;
     }
     if (err instanceof ConnectionError) {

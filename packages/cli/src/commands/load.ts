@@ -1,7 +1,7 @@
 /** `docstore load`: files, folders and globs, or the lines of a JSONL or CSV file, into a collection. */
 import path from "node:path";
 import { ConnectionError, ProblemError } from "@docstore/client";
-import { clientOf, print, printJson, type Context } from "../context.ts";
+import { clientOf, print, printJson, tokenHint, type Context } from "../context.ts";
 import { UsageError, parseMapping, parseMetadataOption } from "../load/mapping.ts";
 import { formatBytes } from "../format.ts";
 import { Progress } from "../load/progress.ts";
@@ -90,6 +90,8 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
   return fatal || tracker.failed > 0 ? 1 : 0;
 }
 
+const statusOf = (err: Error | undefined) => (err instanceof FatalError || err instanceof ProblemError ? err.status : undefined);
+
 function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string, fatal: Error | undefined) {
   const seconds = t.elapsed();
   const rate = seconds > 0 ? (flags.wait ? t.indexed + t.failed : t.accepted) / seconds : 0;
@@ -112,6 +114,7 @@ function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string
       state: stateFile,
       failures: t.failures,
       ...(fatal ? { error: fatal.message } : {}),
+      ...(tokenHint(ctx, statusOf(fatal)) ? { hint: tokenHint(ctx, statusOf(fatal)) } : {}),
     });
     return;
   }
@@ -123,5 +126,7 @@ function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string
     for (const f of t.failures) print(ctx, `  ${f.source}${f.doc_id ? ` (doc_id ${f.doc_id})` : ""}: ${f.stage === "indexing" ? "indexing failed: " : ""}${f.reason}`);
   }
   if (fatal) print(ctx, `error: ${fatal.message}; run the same command again to send what is missing`);
+  const hint = tokenHint(ctx, statusOf(fatal));
+  if (hint) print(ctx, hint);
   print(ctx, `state: ${stateFile}`);
 }

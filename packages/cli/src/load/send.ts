@@ -36,7 +36,14 @@ type Work = { texts: Prepared[] } | { file: Item };
 
 /** Statuses after which nothing else can succeed: stop the load. */
 const FATAL = new Set([401, 403]);
-export class FatalError extends Error {}
+export class FatalError extends Error {
+  /** The refused request's HTTP status, when one was refused. */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 const reason = (err: unknown) => (err instanceof ProblemError ? err.message : (err as Error).message);
 
@@ -183,7 +190,7 @@ export class Sender {
 
   #refused(p: Prepared, err: unknown) {
     if (err instanceof ConnectionError) throw err;
-    if (err instanceof ProblemError && FATAL.has(err.status)) throw new FatalError(err.message);
+    if (err instanceof ProblemError && FATAL.has(err.status)) throw new FatalError(err.message, err.status);
     this.#tracker.fail({ source: p.item.label, doc_id: p.docId, stage: "rejected", status: err instanceof ProblemError ? err.status : undefined, reason: reason(err) });
   }
 
