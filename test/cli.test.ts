@@ -174,6 +174,10 @@ describe("docstore load", () => {
     ok(r);
     expect(summaryOf(r)).toMatchObject({ sent: 30, accepted: 30, indexed: null, failed: 0 });
     expect(proxy.seen.filter((s) => s.path === "/get_list_of_documents_names" || s.path === "/get_document_status")).toEqual([]);
+    // The same command waiting this time sends nothing, and counts nothing as indexed by this run.
+    const waited = await cli(["load", "--jsonl", file, "-c", c]);
+    ok(waited);
+    expect(waited.stdout).toMatch(/^done in [\d.]+ s: 0 indexed, 0 failed, 30 already loaded; sent 0 documents \(0 B\)\n/);
   });
 
   it("sends nothing the second time, and only what changed after an edit", async () => {
@@ -235,7 +239,7 @@ describe("docstore load", () => {
     expect(sentNow).toHaveLength(1800);
     expect(sentNow.filter((id) => sentBefore.has(id))).toEqual([]);
     const summary = summaryOf(r);
-    expect(summary).toMatchObject({ sent: 1800, failed: 0 });
+    expect(summary).toMatchObject({ sent: 1800, accepted: 1800, indexed: 1800, skipped: 1200, failed: 0 });
     expect(summary.indexed + summary.skipped).toBe(3000);
     // The two batches whose answers were lost were looked up, not sent again.
     expect(proxy.seen.filter((s) => s.path === "/get_document_status").length).toBeGreaterThanOrEqual(200);
@@ -246,6 +250,28 @@ describe("docstore load", () => {
     const exported = [];
     for await (const d of client.contents(c)) exported.push(d.text);
     expect(exported.sort()).toEqual([...texts].sort());
+  });
+
+  it("on Ctrl-C says it was interrupted and exits 130; the same command resumes, counting this run's documents apart", { timeout: 120_000 }, async () => {
+    const c = uniqueName("sigint");
+    const file = writeJsonl("sigint.jsonl", Array.from({ length: 1000 }, (_, i) => ({ text: `${sentence(i)} (line ${i})` })));
+    const args = ["load", "--jsonl", file, "-c", c, "--batch-size", "100", "--concurrency", "1"];
+    // Three batches are answered; the fourth reaches the service but its answer is held; then Ctrl-C.
+    let bulk = 0;
+    proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk <= 3 ? undefined : { hold: "response" });
+    const first = await runCli(args, { cwd: work, env: env(), started: (p) => void proxy.held(1).then(() => p.kill("SIGINT")) });
+    expect(first.code, first.stderr).toBe(130);
+    expect(first.stderr).toMatch(/\ninterrupted: sent 400 documents, 300 accepted; run the same command again to resume \(state: .+\.jsonl\)\n$/);
+
+    proxy.reset();
+    const again = await runCli(["--json", ...args], { cwd: work, env: env() });
+    ok(again);
+    // The fourth batch was found on the service: an earlier run's, not this one's.
+    expect(summaryOf(again)).toMatchObject({ total: 1000, sent: 600, accepted: 600, indexed: 600, skipped: 400, failed: 0 });
+    const progress = again.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(p.accepted <= p.sent && p.indexed <= p.accepted, JSON.stringify(p)).toBe(true);
+    expect((await documents(c))).toHaveLength(1000);
   });
 
   it("retries 503 and 429 as Retry-After says, and gives up after --retries with the reason", async () => {

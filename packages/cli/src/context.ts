@@ -11,6 +11,8 @@ export interface Context {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
+  /** Runs `say` on the first Ctrl-C (SIGINT), then exits with code 130 as the signal would have. */
+  onInterrupt?: (say: () => void) => void;
 }
 
 export function clientOf(ctx: Context, onRetry?: (info: RetryInfo) => void): DocstoreClient {

@@ -15,4 +15,11 @@ process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-process.exitCode = await run(process.argv, { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin });
+// 130 is what a shell reports for a program ended by SIGINT; a command may say something first.
+const onInterrupt = (say: () => void) =>
+  process.once("SIGINT", () => {
+    say();
+    process.exit(130);
+  });
+
+process.exitCode = await run(process.argv, { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, onInterrupt });

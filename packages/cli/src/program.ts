@@ -22,6 +22,7 @@ export interface Streams {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
+  onInterrupt?: (say: () => void) => void;
 }
 
 /** Runs one command line; resolves to the exit code. */
