@@ -331,7 +331,7 @@ describe("the other commands", () => {
 
     const found = await cli(["search", "replica", "lag", "-c", c, "-k", "2"]);
     ok(found);
-    expect(found.stdout).toMatch(new RegExp(`^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n`));
+    expect(found.stdout).toMatch(new RegExp(`^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n   \\{"status":"open","priority":1\\}\\n`));
     const json = JSON.parse((await cli(["--json", "search", "outage", "--filter", "status=open"])).stdout);
     expect(json.results.map((h: { doc_id: string }) => h.doc_id)).toEqual(["D3"]);
 
@@ -340,12 +340,12 @@ describe("the other commands", () => {
     expect(collections.stdout).toMatch(/^COLLECTION +DOCUMENTS +READY +PENDING +FAILED\n/);
     expect(collections.stdout).toMatch(new RegExp(`\\n${c} +3 +3 +0 +0\\n`));
     const docs = await cli(["ls", c]);
-    expect(docs.stdout.split("\n").slice(0, 4).map((l) => l.split(/ +/).slice(0, 3).join(" "))).toEqual(["DOC_ID STATUS VERSION", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
+    expect(docs.stdout.split("\n").slice(0, 4).map((l) => l.split(/ +/).slice(0, 3).join(" "))).toEqual(["DOC_ID STATUS VER", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
     expect((await cli(["--json", "ls", c, "--status", "ready"])).stdout.trim().split("\n").map((l) => JSON.parse(l).doc_id)).toEqual(["D1", "D2", "D3"]);
     expect((await cli(["--json", "ls", c, "--status", "failed"])).stdout).toBe("");
     const byFilter = await cli(["ls", c, "--filter", "priority=1"]);
     expect(byFilter.stdout.trim().split("\n").slice(1).map((l) => l.split(/ +/)[0])).toEqual(["D1", "D3"]);
-    expect(byFilter.stdout).toMatch(/^DOC_ID +STATUS +VERSION +CHUNKS +SIZE +TYPE +UPDATED +NAME +ERROR\nD1 +ready +1 +1 +44 B +text\/plain /);
+    expect(byFilter.stdout).toMatch(/^DOC_ID +STATUS +VER +SIZE +UPDATED +NAME +ERROR\nD1 +ready +1 +44 B +\d{4}-\d\d-\d\d \d\d:\d\d/);
 
     const status = await cli(["status", "D2", "-c", c]);
     ok(status);
@@ -384,6 +384,35 @@ describe("the other commands", () => {
     expect(yes.stdout).toBe(`deleted collection ${c2} (2 documents)\n`);
     ok(await cli(["rm-collection", c, "--yes"]));
     expect((await client.listCollections()).some((x) => x.name === c || x.name === c2)).toBe(false);
+  });
+
+  it("finds a document by the file it was loaded from, and lists documents within 100 columns", async () => {
+    const c = uniqueName("byfile");
+    const long = "a-runbook-with-a-rather-long-file-name-that-cannot-fit-in-the-column-left-for-names.md";
+    mkdirSync(path.join(work, "byfile"));
+    writeFileSync(path.join(work, "byfile", "runbook.md"), "# Runbook\n\nRestart the replica.");
+    writeFileSync(path.join(work, "byfile", long), "# Long\n\nA long name.");
+    ok(await cli(["load", "byfile", "-c", c]));
+
+    const byPath = await cli(["status", "byfile/runbook.md", "-c", c]);
+    ok(byPath);
+    const id = /^doc_id +(file-[0-9a-f]{32})\n/.exec(byPath.stdout)?.[1];
+    expect(id, byPath.stdout).toBeDefined();
+    expect(byPath.stdout).toMatch(/\nname +runbook\.md\n/);
+    // From a folder where no such file is: by the file name the catalog keeps.
+    const byName = await runCli(["status", "runbook.md", "-c", c], { cwd: ROOT, env: env() });
+    ok(byName);
+    expect(byName.stdout.split("\n")[0]).toBe(`doc_id     ${id}`);
+
+    const listed = await cli(["ls", c]);
+    ok(listed);
+    const lines = listed.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(listed.stdout).toMatch(/  a-runbook-with-\S*…\n/);
+
+    expect((await cli(["rm", "runbook.md", "-c", c], { env: {} })).stdout).toBe(`deleted ${c}/${id} (runbook.md)\n`);
+    expect((await documents(c)).map((d) => d.name)).toEqual([long]);
   });
 
   it("takes the service and token from flags over the environment; a wrong command line exits 2", async () => {

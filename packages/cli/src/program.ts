@@ -98,7 +98,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
   program
     .command("status")
     .description("a document's status and details (exit code 1 when it failed)")
-    .argument("<doc_id>")
+    .argument("<doc_id>", "a doc_id, or the file a document was loaded from (a path here, or its file name)")
     .requiredOption("-c, --collection <name>")
     .action(async (docId, flags) => {
       const { status } = await import("./commands/read.ts");
@@ -108,7 +108,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
   program
     .command("rm")
     .description("delete documents")
-    .argument("<doc_ids...>")
+    .argument("<doc_ids...>", "doc_ids, or the files documents were loaded from (paths here, or file names)")
     .requiredOption("-c, --collection <name>")
     .action(async (ids, flags) => {
       const { rm } = await import("./commands/remove.ts");
