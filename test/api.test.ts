@@ -276,6 +276,19 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const clean = await search("status=open^owner=ann");
       expect(clean.body.results).toHaveLength(1);
       expect(clean.body).not.toHaveProperty("warnings");
+      // A doubled ^ and an & are part of the value (FILTERS.md): the answer is empty, and says why.
+      for (const [filter, sep] of [["status=open^^owner=ann", "^"], ["status=open&owner=ann", "&"]]) {
+        const joined = await search(filter!);
+        expect(joined.body.results).toEqual([]);
+        expect(joined.body.warnings).toEqual([expect.stringMatching(new RegExp(`^metadata: status: the value "open\\${sep}owner=ann" holds "\\${sep}owner=ann" because .*, so status is compared with all of it, not with "open"`))]);
+      }
+      // ORDERBY sorts tag lookups; a search ranks by relevance, so it is refused, not ignored.
+      expectProblem(await search("status=open^ORDERBYDESCowner"), 400, /^metadata: ORDERBY is not accepted here: search results are ranked by relevance/);
+      // A query of stopwords alone finds nothing, and says so.
+      const stop = await svc.request("POST", "/get_relevant_documents", { query: { query: "of and" }, json: { collection_names: [c] } });
+      expect(stop.status).toBe(200);
+      expect(stop.body.results).toEqual([]);
+      expect(stop.body.warnings).toEqual(['query: every word of the query is a stopword ("of", "and"), which full-text search leaves out; add a word that says what to find']);
       const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "owner=ann^^^ORDERBYcolour" } });
       expect(tag.body).toEqual({
         warnings: [

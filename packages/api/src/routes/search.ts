@@ -1,4 +1,4 @@
-import { BadRequestError, FilterSyntaxError, NotFoundError, UnavailableError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
+import { BadRequestError, FilterSyntaxError, NotFoundError, UnavailableError, decodeCursor, encodeCursor, filterTypos, onlyStopwords, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
 import { citationFields } from "../citations.ts";
@@ -63,12 +63,22 @@ export function searchRoutes(ctx: AppContext): Route[] {
   const relevant = async ({ query: q, req, res }: Input<typeof input, undefined, undefined>) => {
     const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
+    // FILTERS.md: ORDERBY sorts what get_content_by_tag returns; a search ranks by relevance, and
+    // what the filter asks and cannot be done is refused, never dropped in silence.
+    if (filter.orderBy.length > 0) {
+      throw new BadRequestError("metadata: ORDERBY is not accepted here: search results are ranked by relevance; ORDERBY sorts the documents of get_content_by_tag");
+    }
     const collections = await existing(ctx, principalOf(req), q.collection_names);
-    const warnings = await typos(ctx, filter, collections, "metadata");
+    const warnings = (await typos(ctx, filter, collections, "metadata")) ?? [];
     const { vector, warning } = await queryVector(ctx, q.query, req.log);
+    if (warning) warnings.push(warning);
     const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
+    const stopwords = hits.length === 0 ? onlyStopwords(q.query) : null;
+    if (stopwords) {
+      warnings.push(`query: every word of the query is a stopword (${stopwords.map((w) => `"${w}"`).join(", ")}), which full-text search leaves out; add a word that says what to find`);
+    }
     res.json({
-      warnings: warning ? [...(warnings ?? []), warning] : warnings,
+      warnings: warnings.length > 0 ? warnings : undefined,
       results: hits.map((h) => ({
         doc_id: h.docId,
         collection_name: h.collection,
@@ -115,7 +125,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       "One ranked list of chunks across the collections named (all when none is): BM25" +
       (ctx.services.embedder ? " fused with dense vectors" : "") +
       ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
-      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written." +
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a condition joined by `^^` or `&` into a value, a field no document has), and a query of stopwords alone that found nothing; the search runs as written. ORDERBY in the filter is refused (400): results are ranked by relevance." +
       (ctx.services.embedder ? " When the embedding service cannot embed the query in time, the search ranks by BM25 alone and `warnings` says so." : ""),
     tag: "Search",
     problems: {
