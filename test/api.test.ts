@@ -190,6 +190,12 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         404,
         /unknown collection: no-such-collection/,
       );
+      // One edit away from an existing collection: its name is suggested, as for fields.
+      const typo = `${c.slice(0, -1)}${c.endsWith("x") ? "y" : "x"}`;
+      const meant = new RegExp(`^unknown collection: ${typo} \\(did you mean ${c}\\?\\)$`);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: typo } }), 404, meant);
+      expectProblem(await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: typo } }), 404, meant);
+      expectProblem(await svc.request("DELETE", "/delete_collection", { query: { collection_name: typo } }), 404, meant);
     });
 
     it("reports a malformed filter with its position", async () => {

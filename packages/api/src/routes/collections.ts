@@ -1,16 +1,17 @@
 import { NotFoundError } from "@docstore/shared";
-import { principalOf, visibleTo } from "../access.ts";
+import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { audit } from "../audit.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import * as s from "../schemas.ts";
 
 export function collectionRoutes(ctx: AppContext): Route[] {
   const { catalog, index, blobs } = ctx.services;
 
-  const mustExist = async (name: string) => {
-    if (!(await catalog.collectionExists(name))) throw new NotFoundError(`unknown collection: ${name}`);
+  const mustExist = async (name: string, principal: Principal) => {
+    if (!(await catalog.collectionExists(name))) throw await unknownCollections(ctx, principal, [name]);
   };
 
   return [
@@ -93,7 +94,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       problems: { 404: "the collection does not exist" },
       example: { query: { collection_name: "incidents" }, response: { deleted: true, collection_name: "incidents", documents: 1 } },
       async handle({ query: q, req, res }) {
-        await mustExist(q.collection_name);
+        await mustExist(q.collection_name, principalOf(req));
         const documents = await catalog.deleteCollection(q.collection_name);
         audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);

@@ -4,6 +4,8 @@
  */
 import { BadRequestError, NotFoundError, decodeCursor, documentCursor, encodeCursor, matchesFilter, type Catalog, type DocumentRecord } from "@docstore/shared";
 import { streamList } from "../stream.ts";
+import { principalOf } from "../access.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import type { AppContext } from "../context.ts";
 import { citationFields } from "../citations.ts";
 import { route, type Route } from "../route.ts";
@@ -65,7 +67,7 @@ export function documentRoutes(ctx: AppContext): Route[] {
         },
       },
       async handle({ query: q, req, res }) {
-        if (!(await catalog.collectionExists(q.collection_name))) throw new NotFoundError(`unknown collection: ${q.collection_name}`);
+        if (!(await catalog.collectionExists(q.collection_name))) throw await unknownCollections(ctx, principalOf(req), [q.collection_name]);
         const filter = filterOf(q.tag_info, "tag_info");
         if (filter.orderBy.length > 0) throw new BadRequestError("tag_info: ORDERBY is not accepted here: documents are listed in doc_id order");
         const warnings = await typos(ctx, filter, [q.collection_name], "tag_info");

@@ -1,6 +1,7 @@
-import { BadRequestError, FilterSyntaxError, NotFoundError, UnavailableError, decodeCursor, encodeCursor, filterTypos, onlyStopwords, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
+import { BadRequestError, FilterSyntaxError, UnavailableError, decodeCursor, encodeCursor, filterTypos, onlyStopwords, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import { citationFields } from "../citations.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
@@ -34,7 +35,7 @@ async function existing(ctx: AppContext, principal: Principal, names: string[] |
   const unique = [...new Set(names)];
   const missing = [];
   for (const name of unique) if (!(await catalog.collectionExists(name))) missing.push(name);
-  if (missing.length > 0) throw new NotFoundError(`unknown collection${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`);
+  if (missing.length > 0) throw await unknownCollections(ctx, principal, missing);
   return unique;
 }
 
