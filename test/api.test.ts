@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { describeSkipped, QDRANT_SKIP, qdrantSource } from "@docstore/shared/testing";
-import { removeDir, startService, uniqueName, type Mode, type StartOptions, type Service } from "./harness.ts";
+import { removeDir, startService, uniqueName, until, type Mode, type StartOptions, type Service } from "./harness.ts";
 
 // The same expectations in every mode: embedded (one process) and distributed (API, two
 // worker processes, BullMQ on Redis, an S3 server, the LanceDB index shared by the processes),
@@ -42,6 +42,12 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
   afterAll(async () => {
     expect(await svc.stop()).toBe(0);
     removeDir(svc.dataDir);
+  });
+
+  it("says on start where the console and the API reference are", async () => {
+    await until(async () => svc.output.includes("API reference"), 5000).catch(() => undefined);
+    expect(svc.output).toContain(`\nconsole ${svc.url}/console/, API reference ${svc.url}/docs\n`);
+    expect((await fetch(`${svc.url}/console/`)).status).toBe(200);
   });
 
   describe("loading", () => {

@@ -136,7 +136,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
   };
   const hit = {
     doc_id: "INC001",
-    collection_name: "incidents",
+    collection_name: "kb",
     chunk_index: 0,
     text: "Database outage in the billing cluster",
     score: 1.9,
@@ -153,7 +153,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
     problems: { 404: "the collection does not exist" },
   };
   const tagResponse = {
-    documents: [{ doc_id: "INC001", collection_name: "incidents", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    documents: [{ doc_id: "INC001", collection_name: "kb", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
     next_cursor: null,
   };
 
@@ -168,7 +168,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       queryInBody: [],
       response: s.searchResponse,
       example: {
-        query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
+        query: { query: "database outage", k: 5, collection_names: "kb", metadata: "status=open^ORstatus=pending" },
         response: { results: [hit] },
       },
       handle: relevant,
@@ -184,7 +184,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       response: s.searchResponse,
       example: {
         query: { query: "database outage", k: 5 },
-        body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
+        body: { collection_names: ["kb"], metadata: "status=open^priority<=2" },
         response: { results: [hit] },
       },
       handle: relevant,
@@ -198,7 +198,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       query: s.tagInput,
       queryInBody: [],
       response: s.contentResponse,
-      example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
+      example: { query: { collection_name: "kb", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
     route({
@@ -210,7 +210,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       query: s.tagInput,
       queryInBody: ["tag_info"],
       response: s.contentResponse,
-      example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
+      example: { query: { collection_name: "kb", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),
   ];
