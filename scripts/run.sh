@@ -2,9 +2,11 @@
 # Runs a pnpm script of this workspace with Node.js 24 and pnpm 10, provisioning both under
 # .tools/ when the machine's own are missing or older, then installing the dependencies.
 # `start` runs the service as this process itself (see below): stop it with SIGTERM or SIGINT.
-#   bash scripts/run.sh start        # embedded service
-#   bash scripts/run.sh test         # the whole test suite
-#   bash scripts/run.sh bench        # any other script of package.json
+# Works from any folder; `docstore` reads the paths it is given relative to that folder.
+#   bash scripts/run.sh start                       # embedded service
+#   bash scripts/run.sh test                        # the whole test suite
+#   bash /path/to/docstore/scripts/run.sh docstore load ./docs -c kb   # the command-line tool
+#   bash scripts/run.sh bench                       # any other script of package.json
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 tools="$root/.tools"
@@ -26,26 +28,20 @@ if ! command -v pnpm >/dev/null || [ "$(pnpm --version | cut -d. -f1)" -lt 10 ];
   export PATH="$tools/bin:$PATH"
 fi
 
+# The folder this was run from: the command-line tool reads relative paths from there.
+if [ "${1:-}" = docstore ]; then export DOCSTORE_CWD="$PWD"; fi
 cd "$root"
 pnpm install --frozen-lockfile --reporter=append-only >&2
-# A script that only runs one Node.js program (`start`, `start:api`, `start:worker`, the
-# benchmarks) is exec'd here, not through pnpm: the program then is this very process, so the
-# SIGTERM or SIGINT sent to it reaches the service, and its exit code (0 on a clean stop) is ours.
-# Through pnpm, a signal ends pnpm alone, leaving the service running without it.
+# A script that only runs one Node.js program is exec'd, not run through pnpm, so that signals
+# reach the program and its exit code is ours (through pnpm, a signal ends pnpm alone).
 program="$(node -e '
   const script = require("./package.json").scripts?.[process.argv[1]] ?? "";
   const m = /^node ([\w./-]+)$/.exec(script);
   if (m) console.log(m[1]);
 ' "${1:-}")"
-# glibc gives each thread that allocates its own malloc arena, up to 8 per core; LanceDB's native
-# threads then hold hundreds of MB of freed memory apart. Two arenas keep the service's peak RSS
-# about 300 MB lower at 200,000 documents (bench/scale.ts). Set MALLOC_ARENA_MAX to override.
+# Two malloc arenas: with glibc's default (8 per core) LanceDB's native threads keep freed memory apart.
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-2}"
-# glibc raises its mmap threshold (up to 32 MB) each time a large block is freed, and blocks
-# below it come from the arenas, which keep them once freed. A fixed 4 MB threshold gives the
-# index's large buffers back when a maintenance run ends: the service's peak RSS at 200,000
-# documents was 1,355-1,374 MB against 1,386-1,534 (bench/scale.ts, in turns). Set
-# MALLOC_MMAP_THRESHOLD_ to override.
+# A fixed mmap threshold, so that the index's large buffers go back to the system once freed.
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-4194304}"
 if [ -n "$program" ]; then
   shift

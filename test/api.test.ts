@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeSkipped, QDRANT_SKIP, qdrantSource } from "@docstore/shared/testing";
-import { serviceAround, uniqueName, type Mode, type Reply, type Service, type StartOptions } from "./harness.ts";
+import { serviceAround, uniqueName, until, type Mode, type Reply, type Service, type StartOptions } from "./harness.ts";
 
 // The same expectations in every mode: embedded (one process) and distributed (API, two
 // worker processes, BullMQ on Redis, an S3 server, the LanceDB index shared by the processes),
@@ -36,6 +36,12 @@ function expectProblem(r: { status: number; headers: Headers; body: any }, statu
 
 describe.each(MODES)("$name mode", ({ mode, env, index }) => {
   serviceAround({ mode, env, index }, (started) => (svc = started));
+
+  it("says on start where the console and the API reference are", async () => {
+    await until(async () => svc.output.includes("API reference"), 5000).catch(() => undefined);
+    expect(svc.output).toContain(`\nconsole ${svc.url}/console/, API reference ${svc.url}/docs\n`);
+    expect((await fetch(`${svc.url}/console/`)).status).toBe(200);
+  });
 
   describe("loading", () => {
     it("queues a text with 202 and indexes it", async () => {
@@ -183,6 +189,12 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         404,
         /unknown collection: no-such-collection/,
       );
+      // One edit away from an existing collection: its name is suggested, as for fields.
+      const typo = `${c.slice(0, -1)}${c.endsWith("x") ? "y" : "x"}`;
+      const meant = new RegExp(`^unknown collection: ${typo} \\(did you mean ${c}\\?\\)$`);
+      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: typo } }), 404, meant);
+      expectProblem(await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: typo } }), 404, meant);
+      expectProblem(await svc.request("DELETE", "/delete_collection", { query: { collection_name: typo } }), 404, meant);
     });
 
     it("reports a malformed filter with its position", async () => {
@@ -269,6 +281,19 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const clean = await search("status=open^owner=ann");
       expect(clean.body.results).toHaveLength(1);
       expect(clean.body).not.toHaveProperty("warnings");
+      // A doubled ^ and an & are part of the value (FILTERS.md): the answer is empty, and says why.
+      for (const [filter, sep] of [["status=open^^owner=ann", "^"], ["status=open&owner=ann", "&"]]) {
+        const joined = await search(filter!);
+        expect(joined.body.results).toEqual([]);
+        expect(joined.body.warnings).toEqual([expect.stringMatching(new RegExp(`^metadata: status: the value "open\\${sep}owner=ann" holds "\\${sep}owner=ann" because .*, so status is compared with all of it, not with "open"`))]);
+      }
+      // ORDERBY sorts tag lookups; a search ranks by relevance, so it is refused, not ignored.
+      expectProblem(await search("status=open^ORDERBYDESCowner"), 400, /^metadata: ORDERBY is not accepted here: search results are ranked by relevance/);
+      // A query of stopwords alone finds nothing, and says so.
+      const stop = await svc.request("POST", "/get_relevant_documents", { query: { query: "of and" }, json: { collection_names: [c] } });
+      expect(stop.status).toBe(200);
+      expect(stop.body.results).toEqual([]);
+      expect(stop.body.warnings).toEqual(['query: every word of the query is a stopword ("of", "and"), which full-text search leaves out; add a word that says what to find']);
       const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "owner=ann^^^ORDERBYcolour" } });
       expect(tag.body).toEqual({
         warnings: [

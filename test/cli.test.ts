@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DocstoreClient } from "@docstore/client";
 import { CLI, runCli, summaryOf, type CliResult } from "./cli-run.ts";
@@ -10,6 +10,11 @@ import { removeDir, startService, uniqueName, type Service } from "./harness.ts"
 import { FORMATS, sentence, writeMixedFiles } from "./mixed-files.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
+/** A Node.js older than 24 on the PATH (a machine's own, say), to run the tool with. */
+const OLD_NODE = (process.env.PATH ?? "")
+  .split(path.delimiter)
+  .map((dir) => path.join(dir, "node"))
+  .find((bin) => existsSync(bin) && Number(spawnSync(bin, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim()) < 24);
 let svc: Service;
 let proxy: FaultProxy;
 let client: DocstoreClient;
@@ -169,6 +174,10 @@ describe("docstore load", () => {
     ok(r);
     expect(summaryOf(r)).toMatchObject({ sent: 30, accepted: 30, indexed: null, failed: 0 });
     expect(proxy.seen.filter((s) => s.path === "/get_list_of_documents_names" || s.path === "/get_document_status")).toEqual([]);
+    // The same command waiting this time sends nothing, and counts nothing as indexed by this run.
+    const waited = await cli(["load", "--jsonl", file, "-c", c]);
+    ok(waited);
+    expect(waited.stdout).toMatch(/^done in [\d.]+ s: 0 indexed, 0 failed, 30 already loaded; sent 0 documents \(0 B\)\n/);
   });
 
   it("sends nothing the second time, and only what changed after an edit", async () => {
@@ -230,7 +239,7 @@ describe("docstore load", () => {
     expect(sentNow).toHaveLength(1800);
     expect(sentNow.filter((id) => sentBefore.has(id))).toEqual([]);
     const summary = summaryOf(r);
-    expect(summary).toMatchObject({ sent: 1800, failed: 0 });
+    expect(summary).toMatchObject({ sent: 1800, accepted: 1800, indexed: 1800, skipped: 1200, failed: 0 });
     expect(summary.indexed + summary.skipped).toBe(3000);
     // The two batches whose answers were lost were looked up, not sent again.
     expect(proxy.seen.filter((s) => s.path === "/get_document_status").length).toBeGreaterThanOrEqual(200);
@@ -241,6 +250,28 @@ describe("docstore load", () => {
     const exported = [];
     for await (const d of client.contents(c)) exported.push(d.text);
     expect(exported.sort()).toEqual([...texts].sort());
+  });
+
+  it("on Ctrl-C says it was interrupted and exits 130; the same command resumes, counting this run's documents apart", { timeout: 120_000 }, async () => {
+    const c = uniqueName("sigint");
+    const file = writeJsonl("sigint.jsonl", Array.from({ length: 1000 }, (_, i) => ({ text: `${sentence(i)} (line ${i})` })));
+    const args = ["load", "--jsonl", file, "-c", c, "--batch-size", "100", "--concurrency", "1"];
+    // Three batches are answered; the fourth reaches the service but its answer is held; then Ctrl-C.
+    let bulk = 0;
+    proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk <= 3 ? undefined : { hold: "response" });
+    const first = await runCli(args, { cwd: work, env: env(), started: (p) => void proxy.held(1).then(() => p.kill("SIGINT")) });
+    expect(first.code, first.stderr).toBe(130);
+    expect(first.stderr).toMatch(/\ninterrupted: sent 400 documents, 300 accepted; run the same command again to resume \(state: .+\.jsonl\)\n$/);
+
+    proxy.reset();
+    const again = await runCli(["--json", ...args], { cwd: work, env: env() });
+    ok(again);
+    // The fourth batch was found on the service: an earlier run's, not this one's.
+    expect(summaryOf(again)).toMatchObject({ total: 1000, sent: 600, accepted: 600, indexed: 600, skipped: 400, failed: 0 });
+    const progress = again.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    expect(progress.length).toBeGreaterThan(0);
+    for (const p of progress) expect(p.accepted <= p.sent && p.indexed <= p.accepted, JSON.stringify(p)).toBe(true);
+    expect((await documents(c))).toHaveLength(1000);
   });
 
   it("retries 503 and 429 as Retry-After says, and gives up after --retries with the reason", async () => {
@@ -300,7 +331,7 @@ describe("the other commands", () => {
 
     const found = await cli(["search", "replica", "lag", "-c", c, "-k", "2"]);
     ok(found);
-    expect(found.stdout).toMatch(new RegExp(`^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n`));
+    expect(found.stdout).toMatch(new RegExp(`^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n   \\{"status":"open","priority":1\\}\\n`));
     const json = JSON.parse((await cli(["--json", "search", "outage", "--filter", "status=open"])).stdout);
     expect(json.results.map((h: { doc_id: string }) => h.doc_id)).toEqual(["D3"]);
 
@@ -309,12 +340,12 @@ describe("the other commands", () => {
     expect(collections.stdout).toMatch(/^COLLECTION +DOCUMENTS +READY +PENDING +FAILED\n/);
     expect(collections.stdout).toMatch(new RegExp(`\\n${c} +3 +3 +0 +0\\n`));
     const docs = await cli(["ls", c]);
-    expect(docs.stdout.split("\n").slice(0, 4).map((l) => l.split(/ +/).slice(0, 3).join(" "))).toEqual(["DOC_ID STATUS VERSION", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
+    expect(docs.stdout.split("\n").slice(0, 4).map((l) => l.split(/ +/).slice(0, 3).join(" "))).toEqual(["DOC_ID STATUS VER", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
     expect((await cli(["--json", "ls", c, "--status", "ready"])).stdout.trim().split("\n").map((l) => JSON.parse(l).doc_id)).toEqual(["D1", "D2", "D3"]);
     expect((await cli(["--json", "ls", c, "--status", "failed"])).stdout).toBe("");
     const byFilter = await cli(["ls", c, "--filter", "priority=1"]);
     expect(byFilter.stdout.trim().split("\n").slice(1).map((l) => l.split(/ +/)[0])).toEqual(["D1", "D3"]);
-    expect(byFilter.stdout).toMatch(/^DOC_ID +STATUS +VERSION +CHUNKS +SIZE +TYPE +UPDATED +NAME +ERROR\nD1 +ready +1 +1 +44 B +text\/plain /);
+    expect(byFilter.stdout).toMatch(/^DOC_ID +STATUS +VER +SIZE +UPDATED +NAME +ERROR\nD1 +ready +1 +44 B +\d{4}-\d\d-\d\d \d\d:\d\d/);
 
     const status = await cli(["status", "D2", "-c", c]);
     ok(status);
@@ -355,12 +386,49 @@ describe("the other commands", () => {
     expect((await client.listCollections()).some((x) => x.name === c || x.name === c2)).toBe(false);
   });
 
+  it("finds a document by the file it was loaded from, and lists documents within 100 columns", async () => {
+    const c = uniqueName("byfile");
+    const long = "a-runbook-with-a-rather-long-file-name-that-cannot-fit-in-the-column-left-for-names.md";
+    mkdirSync(path.join(work, "byfile"));
+    writeFileSync(path.join(work, "byfile", "runbook.md"), "# Runbook\n\nRestart the replica.");
+    writeFileSync(path.join(work, "byfile", long), "# Long\n\nA long name.");
+    ok(await cli(["load", "byfile", "-c", c]));
+
+    const byPath = await cli(["status", "byfile/runbook.md", "-c", c]);
+    ok(byPath);
+    const id = /^doc_id +(file-[0-9a-f]{32})\n/.exec(byPath.stdout)?.[1];
+    expect(id, byPath.stdout).toBeDefined();
+    expect(byPath.stdout).toMatch(/\nname +runbook\.md\n/);
+    // From a folder where no such file is: by the file name the catalog keeps.
+    const byName = await runCli(["status", "runbook.md", "-c", c], { cwd: ROOT, env: env() });
+    ok(byName);
+    expect(byName.stdout.split("\n")[0]).toBe(`doc_id     ${id}`);
+
+    const listed = await cli(["ls", c]);
+    ok(listed);
+    const lines = listed.stdout.trimEnd().split("\n");
+    expect(lines).toHaveLength(3);
+    for (const line of lines) expect(line.length, line).toBeLessThanOrEqual(100);
+    expect(listed.stdout).toMatch(/ {2}a-runbook-with-\S*…\n/);
+
+    expect((await cli(["rm", "runbook.md", "-c", c], { env: {} })).stdout).toBe(`deleted ${c}/${id} (runbook.md)\n`);
+    expect((await documents(c)).map((d) => d.name)).toEqual([long]);
+  });
+
   it("takes the service and token from flags over the environment; a wrong command line exits 2", async () => {
     const wrong = { DOCSTORE_TOKEN: "wrong-token-0123456789" };
     const refused = await cli(["ls"], { env: wrong });
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: 401 Unauthorized: /);
     ok(await cli(["--token", svc.token, "ls"], { env: wrong }));
+    // No token at all: what to set, and where a local service keeps the one it generated.
+    const none = await cli(["ls"], { env: { DOCSTORE_TOKEN: "" } });
+    expect(none.code).toBe(1);
+    expect(none.stderr).toMatch(/^error: 401 Unauthorized: .*; no token given: set DOCSTORE_TOKEN or pass --token\. /);
+    expect(none.stderr).toContain("keeps it in DATA_DIR/api-token");
+    const noneLoad = await cli(["load", "extra.md", "-c", uniqueName("refused")], { env: { DOCSTORE_TOKEN: "" } });
+    expect(noneLoad.code).toBe(1);
+    expect(noneLoad.stdout).toMatch(/\nno token given: set DOCSTORE_TOKEN or pass --token\. .*DATA_DIR\/api-token/);
     // A refused token stops a load at once, with its summary.
     const load = await cli(["load", "extra.md", "-c", uniqueName("refused")], { env: wrong });
     expect(load.code).toBe(1);
@@ -380,6 +448,33 @@ describe("the other commands", () => {
     await usage(["load", "extra.md", "-c", "x", "--metadata-from", "a=b:date"], '--metadata-from: a=b:date: unknown type "date"');
     await usage(["load", "extra.md"], "required option '-c, --collection <name>' not specified");
     await usage(["frobnicate"], "unknown command 'frobnicate'");
+  });
+
+  it("runs from any folder as bash scripts/run.sh docstore, with paths relative to that folder", async () => {
+    const c = uniqueName("runsh");
+    mkdirSync(path.join(work, "here"), { recursive: true });
+    writeFileSync(path.join(work, "here", "run-from-here.md"), "# Run from here\n\nA note loaded through scripts/run.sh.");
+    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const p = spawn("bash", [path.join(ROOT, "scripts/run.sh"), "docstore", "load", "./here/run-from-here.md", "-c", c], { cwd: work, env: { ...process.env, ...env(), NODE_DISABLE_COMPILE_CACHE: "1" } });
+      let out = "";
+      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      p.stderr.on("data", (d: Buffer) => (out += d.toString()));
+      p.on("close", (code) => resolve({ code, out }));
+    });
+    expect(r.code, r.out).toBe(0);
+    expect((await documents(c)).map((d) => d.name)).toEqual(["run-from-here.md"]);
+  });
+
+  it.skipIf(!OLD_NODE)(`under an older Node.js (${OLD_NODE ?? "none found on PATH"}) says Node.js 24 is needed and how to run it`, async () => {
+    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
+      const p = spawn(OLD_NODE!, [CLI, "ls"], { cwd: work, env: { PATH: process.env.PATH ?? "", ...env() } });
+      let err = "";
+      p.stderr.on("data", (d: Buffer) => (err += d.toString()));
+      p.on("close", (code) => resolve({ code, err }));
+    });
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
+    expect(r.err).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
   });
 
   it("runs from a checkout as pnpm docstore, with paths relative to where it was typed", async () => {

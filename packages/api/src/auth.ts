@@ -26,6 +26,15 @@ function sameText(presented: string, known: string): boolean {
   return diff === 0;
 }
 
+/** Why an Authorization header holds no bearer token, without repeating what it holds (a token, perhaps). */
+function headerProblem(header: string | undefined): string {
+  const send = "send 'Authorization: Bearer <token>'";
+  const given = header?.trim() ?? "";
+  if (given === "") return `missing bearer token: ${send}`;
+  if (/^Bearer(\s|$)/i.test(given)) return `no single token after Bearer: ${send}`;
+  return `the Authorization header does not start with Bearer: ${send}, not the token alone or another scheme`;
+}
+
 /**
  * Finds who a bearer token is: one of API_TOKENS, looked up in constant time (the SHA-256 of
  * the token is compared with every configured token's, always, so neither the time taken nor
@@ -45,7 +54,7 @@ export function createAuthenticator(tokens: readonly ApiToken[], verifyJwt: Veri
     const last = connection && remembered.get(connection);
     if (last && header !== undefined && sameText(header, last.header)) return last.principal;
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "");
-    if (!match) throw new UnauthorizedError("missing bearer token: send 'Authorization: Bearer <token>'");
+    if (!match) throw new UnauthorizedError(headerProblem(header));
     const token = match[1]!;
     const presented = digest(token);
     let found: Principal | null = null;

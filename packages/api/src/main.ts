@@ -65,6 +65,7 @@ onShutdown(logger, config.shutdownTimeoutMs, async () => {
 const { port } = server.address() as AddressInfo;
 const host = config.http.host.includes(":") ? `[${config.http.host}]` : config.http.host;
 const url = `http://${host === "0.0.0.0" || host === "[::]" ? "127.0.0.1" : host}:${port}`;
-logger.info({ url, dataDir: config.dataDir }, "docstore listening");
+logger.info({ url, console: `${url}/console/`, reference: `${url}/docs`, dataDir: config.dataDir }, "docstore listening");
 // The one line a person (or a test harness) reads: where it is and how to get in.
 process.stdout.write(`docstore ready at ${url}${generated ? ` token ${generated}` : ""}\n`);
+process.stdout.write(`console ${url}/console/, API reference ${url}/docs\n`);

@@ -85,6 +85,34 @@ describe("the OpenAPI document and the reference pages", () => {
     for (const { path: p, method, op } of operations()) expect(op.tags?.every((t: string) => tags.has(t)), `${method} ${p}`).toBe(true);
   });
 
+  it("shows an integer parameter read from a string as an integer, and only that", () => {
+    const k = (op: Json) => op.parameters.find((p: Json) => p.name === "k");
+    for (const method of ["get", "post"]) {
+      expect(k(doc.paths["/get_relevant_documents"][method]).schema).toEqual({ type: "integer", minimum: 1, maximum: MAX_K, default: 4 });
+    }
+    // No schema anywhere both states a type and lists alternatives: a reader would see both.
+    const both: string[] = [];
+    const walk = (node: unknown, where: string) => {
+      if (node === null || typeof node !== "object") return;
+      if (!Array.isArray(node) && "type" in node && "anyOf" in node) both.push(where);
+      for (const [key, value] of Object.entries(node)) walk(value, `${where}/${key}`);
+    };
+    walk(doc, "#");
+    expect(both).toEqual([]);
+  });
+
+  it("pre-fills Try it out with the collection the README's first load makes, and no other", () => {
+    const named = new Set<unknown>();
+    for (const { op } of operations()) {
+      for (const param of op.parameters ?? []) if (/^collection_names?$/.test(param.name) && param.example !== undefined) named.add(param.example);
+      const body = op.requestBody?.content?.["application/json"]?.example;
+      for (const name of body?.collection_names ?? []) named.add(name);
+    }
+    expect([...named]).toEqual(["kb"]);
+    const status = doc.paths["/get_document_status"].get.parameters.find((p: Json) => p.name === "id_value");
+    expect(status.example).toBe("a1b2c3"); // the doc_id of that first load (metadata.sys_id)
+  });
+
   it("gives every example a schema it matches", () => {
     let checked = 0;
     const check = (schema: Json, value: unknown, where: string) => {

@@ -15,15 +15,19 @@ export interface DocumentLimits {
 }
 
 /**
- * Drops what zod adds that says nothing to a reader: each schema's `$schema`, and the bounds
- * of a safe integer that every `.int()` carries.
+ * Drops what zod adds that says nothing to a reader: each schema's `$schema`, the bounds of a
+ * safe integer that every `.int()` carries, and the `anyOf` of a schema that states its type
+ * (an integer parameter of schemas.ts, read from a number or a string holding one: readers
+ * and typed clients are to send the integer, not see `integer | (number | string)`).
  */
 function tidy(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(tidy);
   if (node === null || typeof node !== "object") return node;
   const out: Json = {};
+  const typed = "type" in node;
   for (const [key, value] of Object.entries(node)) {
     if (key === "$schema" && typeof value === "string") continue;
+    if (key === "anyOf" && typed) continue;
     if (key === "minimum" && value === Number.MIN_SAFE_INTEGER) continue;
     if (key === "maximum" && value === Number.MAX_SAFE_INTEGER) continue;
     out[key] = tidy(value);
@@ -113,7 +117,7 @@ function particular(route: Route, status: number, limits: DocumentLimits): [stri
   const document = Object.keys(route.query?.shape ?? {}).includes("id_value");
   switch (status) {
     case 404:
-      return [document ? "unknown document INC001 in collection incidents" : "unknown collection: incidents"];
+      return [document ? "unknown document a1b2c3 in collection kb" : "unknown collection: kb"];
     case 413:
       return [
         `file: received a file larger than ${limits.maxUploadBytes} bytes (a request of ${limits.maxUploadBytes + 291} bytes); ` +
@@ -167,7 +171,7 @@ function responses(route: Route, limits: DocumentLimits): Json {
       route,
       503,
       "a dependency (catalog, index, blob store or queue) is unavailable: retry after `Retry-After` seconds",
-      "blob store unavailable: put incidents/0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3: connect ECONNREFUSED 10.0.0.7:9000",
+      "blob store unavailable: put kb/0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3: connect ECONNREFUSED 10.0.0.7:9000",
       { headers: RETRY_AFTER_HEADER },
     );
   }

@@ -1,7 +1,7 @@
 /** The command line: commands, their options and arguments, and what a failure exits with. */
 import { Command, CommanderError, InvalidArgumentError } from "@commander-js/extra-typings";
 import { ConnectionError, ProblemError } from "@docstore/client";
-import type { Context } from "./context.ts";
+import { tokenHint, type Context } from "./context.ts";
 import { UsageError } from "./load/mapping.ts";
 
 /**
@@ -22,6 +22,7 @@ export interface Streams {
   stdout: NodeJS.WriteStream;
   stderr: NodeJS.WriteStream;
   stdin: NodeJS.ReadStream;
+  onInterrupt?: (say: () => void) => void;
 }
 
 /** Runs one command line; resolves to the exit code. */
@@ -97,7 +98,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
   program
     .command("status")
     .description("a document's status and details (exit code 1 when it failed)")
-    .argument("<doc_id>")
+    .argument("<doc_id>", "a doc_id, or the file a document was loaded from (a path here, or its file name)")
     .requiredOption("-c, --collection <name>")
     .action(async (docId, flags) => {
       const { status } = await import("./commands/read.ts");
@@ -107,7 +108,7 @@ export async function run(argv: string[], io: Streams): Promise<number> {
   program
     .command("rm")
     .description("delete documents")
-    .argument("<doc_ids...>")
+    .argument("<doc_ids...>", "doc_ids, or the files documents were loaded from (paths here, or file names)")
     .requiredOption("-c, --collection <name>")
     .action(async (ids, flags) => {
       const { rm } = await import("./commands/remove.ts");
@@ -158,7 +159,8 @@ export async function run(argv: string[], io: Streams): Promise<number> {
       return EXIT.usage;
     }
     if (err instanceof ProblemError) {
-      say(err.message, { problem: err.problem });
+      const hint = tokenHint(context(), err.status);
+      say(hint ? `${err.message}; ${hint}` : err.message, { problem: err.problem });
       return EXIT.failed;
     }
     if (err instanceof ConnectionError) {

@@ -253,7 +253,7 @@ export interface paths {
             parameters: {
                 query: {
                     query: string;
-                    k?: number | string;
+                    k?: number;
                     collection_names?: string | string[];
                     metadata?: string;
                 };
@@ -296,7 +296,7 @@ export interface paths {
             parameters: {
                 query: {
                     query: string;
-                    k?: number | string;
+                    k?: number;
                 };
                 header?: never;
                 path?: never;
@@ -357,7 +357,7 @@ export interface paths {
                 query: {
                     collection_name: string;
                     tag_info?: string;
-                    limit?: number | string;
+                    limit?: number;
                     cursor?: string;
                 };
                 header?: never;
@@ -392,7 +392,7 @@ export interface paths {
             parameters: {
                 query: {
                     collection_name: string;
-                    limit?: number | string;
+                    limit?: number;
                     cursor?: string;
                 };
                 header?: never;
@@ -627,7 +627,7 @@ export interface paths {
                     collection_name: string;
                     status?: "queued" | "processing" | "ready" | "failed" | "pending";
                     tag_info?: string;
-                    limit?: number | string;
+                    limit?: number;
                     cursor?: string;
                 };
                 header?: never;
@@ -680,7 +680,7 @@ export interface paths {
                 query: {
                     collection_name: string;
                     id_value: string;
-                    limit?: number | string;
+                    limit?: number;
                     cursor?: string;
                 };
                 header?: never;

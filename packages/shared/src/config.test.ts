@@ -84,8 +84,10 @@ describe("loadConfig", () => {
   });
 
   it.each([
-    [{ PORT: "eighty" }, /PORT/],
-    [{ PORT: "70000" }, /PORT/],
+    [{ PORT: "eighty" }, /PORT: expected a whole number from 0 to 65535, got 'eighty'$/m],
+    [{ PORT: "70000" }, /PORT: expected a whole number from 0 to 65535, got '70000'$/m],
+    [{ WORKER_CONCURRENCY: "1.5" }, /WORKER_CONCURRENCY: expected a whole number from 1 to \d+, got '1.5'$/m],
+    [{ HYBRID_DENSE_WEIGHT: "heavy" }, /HYBRID_DENSE_WEIGHT: expected a number above 0 and at most 1000, got 'heavy'$/m],
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
     [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],

@@ -20,8 +20,19 @@ export interface ApiToken {
 /** A collection name, or a prefix of one followed by `*`. */
 export const COLLECTION_PATTERN = /^(?:[A-Za-z0-9][A-Za-z0-9_-]{0,63}|[A-Za-z0-9_-]{0,63}\*)$/;
 
-const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-const weight = () => z.coerce.number().positive().max(1000);
+/**
+ * A number read from the environment as Number() reads it, with a message in words naming what
+ * was expected and what was given (zod's own says "expected number, received NaN").
+ */
+const numeric = (ok: (n: number) => boolean, expected: string) =>
+  z.unknown().transform((raw, ctx) => {
+    const n = Number(raw);
+    if (ok(n)) return n;
+    ctx.addIssue({ code: "custom", message: `expected ${expected}, got '${String(raw)}'` });
+    return z.NEVER;
+  });
+const int = (min: number, max: number) => numeric((n) => Number.isInteger(n) && n >= min && n <= max, `a whole number from ${min} to ${max}`);
+const weight = () => numeric((n) => n > 0 && n <= 1000, "a number above 0 and at most 1000");
 
 /**
  * `token`, `token:scopes` or `token:scopes:collections`, comma-separated; scopes and collections

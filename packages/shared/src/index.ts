@@ -63,5 +63,6 @@ export { chunkDocument, type DocumentChunk } from "./chunk/document.ts";
 export { createChunker, type Chunker } from "./chunk/chunker.ts";
 export { citeChunks } from "./chunk/citations.ts";
 export { filterTypos } from "./filter/typos.ts";
+export { onlyStopwords } from "./search/query-terms.ts";
 export { closestName } from "./domain/suggest.ts";
 export { uuidv7 } from "./domain/uuid.ts";

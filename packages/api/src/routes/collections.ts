@@ -1,16 +1,17 @@
 import { NotFoundError } from "@docstore/shared";
-import { principalOf, visibleTo } from "../access.ts";
+import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { audit } from "../audit.ts";
 import type { AppContext } from "../context.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import * as s from "../schemas.ts";
 
 export function collectionRoutes(ctx: AppContext): Route[] {
   const { catalog, index, blobs } = ctx.services;
 
-  const mustExist = async (name: string) => {
-    if (!(await catalog.collectionExists(name))) throw new NotFoundError(`unknown collection: ${name}`);
+  const mustExist = async (name: string, principal: Principal) => {
+    if (!(await catalog.collectionExists(name))) throw await unknownCollections(ctx, principal, [name]);
   };
 
   return [
@@ -21,7 +22,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       tag: "Collections",
       scope: "read",
       response: s.collectionListResponse,
-      example: { response: { collections: [{ name: "incidents", documents: 2, ready: 2, pending: 0, failed: 0 }] } },
+      example: { response: { collections: [{ name: "kb", documents: 2, ready: 2, pending: 0, failed: 0 }] } },
       async handle({ req, res }) {
         res.json({ collections: visibleTo(principalOf(req), await catalog.listCollections(), (c) => c.name) });
       },
@@ -36,18 +37,18 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       response: s.documentStatus,
       problems: { 404: "the document (or its collection) does not exist" },
       example: {
-        query: { collection_name: "incidents", id_value: "INC001" },
+        query: { collection_name: "kb", id_value: "a1b2c3" },
         response: {
-          collection_name: "incidents",
-          doc_id: "INC001",
-          job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3",
+          collection_name: "kb",
+          doc_id: "a1b2c3",
+          job_id: "0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10",
           version: 1,
           status: "ready",
           chunks: 1,
           error: null,
-          metadata: { sys_id: "INC001", status: "open", priority: 1 },
-          filename: null,
-          content_type: "text/plain",
+          metadata: { sys_id: "a1b2c3", type: "runbook", priority: 2 },
+          filename: "runbook.md",
+          content_type: "text/markdown",
           size: 38,
           sha256: "5d0f6b1c0e3a4f2b8c7d9e1f0a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d",
           created_at: "2025-05-06T09:12:44.087Z",
@@ -70,7 +71,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       query: s.documentQuery,
       response: s.deleteDocumentResponse,
       problems: { 404: "the document (or its collection) does not exist" },
-      example: { query: { collection_name: "incidents", id_value: "INC001" }, response: { deleted: true, collection_name: "incidents", doc_id: "INC001" } },
+      example: { query: { collection_name: "kb", id_value: "a1b2c3" }, response: { deleted: true, collection_name: "kb", doc_id: "a1b2c3" } },
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
       async handle({ query: q, req, res }) {
@@ -91,9 +92,9 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       query: s.collectionQuery,
       response: s.deleteCollectionResponse,
       problems: { 404: "the collection does not exist" },
-      example: { query: { collection_name: "incidents" }, response: { deleted: true, collection_name: "incidents", documents: 1 } },
+      example: { query: { collection_name: "kb" }, response: { deleted: true, collection_name: "kb", documents: 1 } },
       async handle({ query: q, req, res }) {
-        await mustExist(q.collection_name);
+        await mustExist(q.collection_name, principalOf(req));
         const documents = await catalog.deleteCollection(q.collection_name);
         audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);

@@ -4,6 +4,8 @@
  */
 import { BadRequestError, NotFoundError, decodeCursor, documentCursor, encodeCursor, matchesFilter, type Catalog, type DocumentRecord } from "@docstore/shared";
 import { streamList } from "../stream.ts";
+import { principalOf } from "../access.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import type { AppContext } from "../context.ts";
 import { citationFields } from "../citations.ts";
 import { route, type Route } from "../route.ts";
@@ -55,9 +57,9 @@ export function documentRoutes(ctx: AppContext): Route[] {
       response: s.documentListResponse,
       problems: { 404: "the collection does not exist" },
       example: {
-        query: { collection_name: "incidents", limit: 100 },
+        query: { collection_name: "kb", limit: 100 },
         response: {
-          collection_name: "incidents",
+          collection_name: "kb",
           documents: [
             { doc_id: "INC001", name: "INC001", status: "ready", version: 1, chunks: 1, size: 41, content_type: "text/plain", error: null, updated_at: "2025-05-06T09:12:44.120Z" },
           ],
@@ -65,7 +67,7 @@ export function documentRoutes(ctx: AppContext): Route[] {
         },
       },
       async handle({ query: q, req, res }) {
-        if (!(await catalog.collectionExists(q.collection_name))) throw new NotFoundError(`unknown collection: ${q.collection_name}`);
+        if (!(await catalog.collectionExists(q.collection_name))) throw await unknownCollections(ctx, principalOf(req), [q.collection_name]);
         const filter = filterOf(q.tag_info, "tag_info");
         if (filter.orderBy.length > 0) throw new BadRequestError("tag_info: ORDERBY is not accepted here: documents are listed in doc_id order");
         const warnings = await typos(ctx, filter, [q.collection_name], "tag_info");
@@ -105,13 +107,13 @@ export function documentRoutes(ctx: AppContext): Route[] {
       response: s.chunksResponse,
       problems: { 404: "the document (or its collection) does not exist" },
       example: {
-        query: { collection_name: "manuals", id_value: "report-pdf", limit: 2 },
+        query: { collection_name: "kb", id_value: "a1b2c3", limit: 2 },
         response: {
-          collection_name: "manuals",
-          doc_id: "report-pdf",
+          collection_name: "kb",
+          doc_id: "a1b2c3",
           status: "ready",
           version: 1,
-          chunks: [{ chunk_index: 0, text: "Quarterly report. Revenue grew.", start: 0, end: 31, page: 1, heading_path: ["Report"] }],
+          chunks: [{ chunk_index: 0, text: "Runbook. Restart the replica when lag grows.", start: 0, end: 44, heading_path: ["Runbook"] }],
           next_cursor: null,
         },
       },

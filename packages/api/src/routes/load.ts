@@ -79,9 +79,9 @@ export function loadRoutes(ctx: AppContext): Route[] {
       alsoAnswers: waited,
       problems: { 507: STORAGE_FULL },
       example: {
-        query: { collection_name: "incidents", wait: "true" },
+        query: { collection_name: "kb", wait: "true" },
         body: { text: "Database outage in the billing cluster", metadata: { sys_id: "INC001", status: "open", priority: 1 } },
-        response: { collection_name: "incidents", doc_id: "INC001", job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3", version: 1, status: "ready", chunks: 1, error: null },
+        response: { collection_name: "kb", doc_id: "INC001", job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3", version: 1, status: "ready", chunks: 1, error: null },
       },
       async handle({ query, body, res }) {
         const records = await acceptDocuments(ctx, [
@@ -110,12 +110,12 @@ export function loadRoutes(ctx: AppContext): Route[] {
       alsoAnswers: { 200: "with `wait=true`: every document is searchable (`ready`) or `failed`" },
       problems: { 507: STORAGE_FULL },
       example: {
-        query: { collection_name: "incidents" },
+        query: { collection_name: "kb" },
         body: { documents: [{ doc_id: "INC002", text: "Replica lag", metadata: { status: "open" } }, { text: "Printer jam" }] },
         response: {
           documents: [
-            { collection_name: "incidents", doc_id: "INC002", job_id: "0196b9d8-7a10-7b2c-a3f1-0c4d6e8f9a1b", version: 1, status: "queued", chunks: 0, error: null },
-            { collection_name: "incidents", doc_id: "0196b9d8-7a10-7b2c-a3f1-1d5e7f9a0b2c", job_id: "0196b9d8-7a10-7b2c-a3f1-2e6f8a0b1c3d", version: 1, status: "queued", chunks: 0, error: null },
+            { collection_name: "kb", doc_id: "INC002", job_id: "0196b9d8-7a10-7b2c-a3f1-0c4d6e8f9a1b", version: 1, status: "queued", chunks: 0, error: null },
+            { collection_name: "kb", doc_id: "0196b9d8-7a10-7b2c-a3f1-1d5e7f9a0b2c", job_id: "0196b9d8-7a10-7b2c-a3f1-2e6f8a0b1c3d", version: 1, status: "queued", chunks: 0, error: null },
           ],
         },
       },

@@ -1,6 +1,7 @@
-import { BadRequestError, FilterSyntaxError, NotFoundError, UnavailableError, decodeCursor, encodeCursor, filterTypos, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
+import { BadRequestError, FilterSyntaxError, UnavailableError, decodeCursor, encodeCursor, filterTypos, onlyStopwords, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
+import { unknownCollections } from "../unknown-collection.ts";
 import { citationFields } from "../citations.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
@@ -34,7 +35,7 @@ async function existing(ctx: AppContext, principal: Principal, names: string[] |
   const unique = [...new Set(names)];
   const missing = [];
   for (const name of unique) if (!(await catalog.collectionExists(name))) missing.push(name);
-  if (missing.length > 0) throw new NotFoundError(`unknown collection${missing.length > 1 ? "s" : ""}: ${missing.join(", ")}`);
+  if (missing.length > 0) throw await unknownCollections(ctx, principal, missing);
   return unique;
 }
 
@@ -63,12 +64,22 @@ export function searchRoutes(ctx: AppContext): Route[] {
   const relevant = async ({ query: q, req, res }: Input<typeof input, undefined, undefined>) => {
     const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
+    // FILTERS.md: ORDERBY sorts what get_content_by_tag returns; a search ranks by relevance, and
+    // what the filter asks and cannot be done is refused, never dropped in silence.
+    if (filter.orderBy.length > 0) {
+      throw new BadRequestError("metadata: ORDERBY is not accepted here: search results are ranked by relevance; ORDERBY sorts the documents of get_content_by_tag");
+    }
     const collections = await existing(ctx, principalOf(req), q.collection_names);
-    const warnings = await typos(ctx, filter, collections, "metadata");
+    const warnings = (await typos(ctx, filter, collections, "metadata")) ?? [];
     const { vector, warning } = await queryVector(ctx, q.query, req.log);
+    if (warning) warnings.push(warning);
     const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
+    const stopwords = hits.length === 0 ? onlyStopwords(q.query) : null;
+    if (stopwords) {
+      warnings.push(`query: every word of the query is a stopword (${stopwords.map((w) => `"${w}"`).join(", ")}), which full-text search leaves out; add a word that says what to find`);
+    }
     res.json({
-      warnings: warning ? [...(warnings ?? []), warning] : warnings,
+      warnings: warnings.length > 0 ? warnings : undefined,
       results: hits.map((h) => ({
         doc_id: h.docId,
         collection_name: h.collection,
@@ -115,7 +126,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       "One ranked list of chunks across the collections named (all when none is): BM25" +
       (ctx.services.embedder ? " fused with dense vectors" : "") +
       ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
-      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a field no document has); the search runs as written." +
+      "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a condition joined by `^^` or `&` into a value, a field no document has), and a query of stopwords alone that found nothing; the search runs as written. ORDERBY in the filter is refused (400): results are ranked by relevance." +
       (ctx.services.embedder ? " When the embedding service cannot embed the query in time, the search ranks by BM25 alone and `warnings` says so." : ""),
     tag: "Search",
     problems: {
@@ -125,7 +136,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
   };
   const hit = {
     doc_id: "INC001",
-    collection_name: "incidents",
+    collection_name: "kb",
     chunk_index: 0,
     text: "Database outage in the billing cluster",
     score: 1.9,
@@ -142,7 +153,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
     problems: { 404: "the collection does not exist" },
   };
   const tagResponse = {
-    documents: [{ doc_id: "INC001", collection_name: "incidents", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    documents: [{ doc_id: "INC001", collection_name: "kb", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
     next_cursor: null,
   };
 
@@ -157,7 +168,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       queryInBody: [],
       response: s.searchResponse,
       example: {
-        query: { query: "database outage", k: 5, collection_names: "incidents,kb", metadata: "status=open^ORstatus=pending" },
+        query: { query: "database outage", k: 5, collection_names: "kb", metadata: "status=open^ORstatus=pending" },
         response: { results: [hit] },
       },
       handle: relevant,
@@ -173,7 +184,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       response: s.searchResponse,
       example: {
         query: { query: "database outage", k: 5 },
-        body: { collection_names: ["incidents", "kb"], metadata: "status=open^priority<=2" },
+        body: { collection_names: ["kb"], metadata: "status=open^priority<=2" },
         response: { results: [hit] },
       },
       handle: relevant,
@@ -187,7 +198,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       query: s.tagInput,
       queryInBody: [],
       response: s.contentResponse,
-      example: { query: { collection_name: "incidents", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
+      example: { query: { collection_name: "kb", tag_info: "status=open^ORDERBYDESCpriority", limit: 50 }, response: tagResponse },
       handle: byTag,
     }),
     route({
@@ -199,7 +210,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       query: s.tagInput,
       queryInBody: ["tag_info"],
       response: s.contentResponse,
-      example: { query: { collection_name: "incidents", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
+      example: { query: { collection_name: "kb", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
       handle: byTag,
     }),
   ];

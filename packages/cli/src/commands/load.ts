@@ -1,7 +1,7 @@
 /** `docstore load`: files, folders and globs, or the lines of a JSONL or CSV file, into a collection. */
 import path from "node:path";
 import { ConnectionError, ProblemError } from "@docstore/client";
-import { clientOf, print, printJson, type Context } from "../context.ts";
+import { clientOf, print, printJson, tokenHint, type Context } from "../context.ts";
 import { UsageError, parseMapping, parseMetadataOption } from "../load/mapping.ts";
 import { formatBytes } from "../format.ts";
 import { Progress } from "../load/progress.ts";
@@ -64,6 +64,12 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
   });
   if (!ctx.json) ctx.stderr.write(`loading ${total} documents into ${flags.collection} (state: ${state.file})\n`);
   progress.start();
+  // Everything sent so far is in the state file (each line written before and after its request).
+  ctx.onInterrupt?.(() => {
+    progress.stop();
+    const said = `interrupted: sent ${tracker.sent} documents, ${tracker.accepted} accepted; run the same command again to resume (state: ${state.file})`;
+    ctx.stderr.write(ctx.json ? `${JSON.stringify({ event: "interrupted", sent: tracker.sent, accepted: tracker.accepted, state: state.file })}\n` : `${said}\n`);
+  });
 
   const sender = new Sender(client, state, tracker, items, { collection: flags.collection, concurrency: flags.concurrency, batchSize: flags.batchSize, batchBytes: BATCH_BYTES });
   let sendingDone = false;
@@ -90,9 +96,11 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
   return fatal || tracker.failed > 0 ? 1 : 0;
 }
 
+const statusOf = (err: Error | undefined) => (err instanceof FatalError || err instanceof ProblemError ? err.status : undefined);
+
 function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string, fatal: Error | undefined) {
   const seconds = t.elapsed();
-  const rate = seconds > 0 ? (flags.wait ? t.indexed + t.failed : t.accepted) / seconds : 0;
+  const rate = seconds > 0 ? t.settled(flags.wait) / seconds : 0;
   if (ctx.json) {
     printJson(ctx, {
       event: "summary",
@@ -112,16 +120,20 @@ function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string
       state: stateFile,
       failures: t.failures,
       ...(fatal ? { error: fatal.message } : {}),
+      ...(tokenHint(ctx, statusOf(fatal)) ? { hint: tokenHint(ctx, statusOf(fatal)) } : {}),
     });
     return;
   }
   const outcome = flags.wait ? `${t.indexed} indexed` : `${t.accepted} accepted (not waiting for indexing)`;
   const skipped = t.skipped > 0 ? `, ${t.skipped} already loaded` : "";
-  print(ctx, `${fatal ? "stopped" : "done"} in ${seconds.toFixed(1)} s: ${outcome}, ${t.failed} failed${skipped}; sent ${t.sent} documents (${formatBytes(t.sentBytes)}), ${rate.toFixed(1)} docs/s`);
+  const speed = t.sent > 0 ? `, ${rate.toFixed(1)} docs/s` : "";
+  print(ctx, `${fatal ? "stopped" : "done"} in ${seconds.toFixed(1)} s: ${outcome}, ${t.failed} failed${skipped}; sent ${t.sent} documents (${formatBytes(t.sentBytes)})${speed}`);
   if (t.failures.length > 0) {
     print(ctx, "failed:");
     for (const f of t.failures) print(ctx, `  ${f.source}${f.doc_id ? ` (doc_id ${f.doc_id})` : ""}: ${f.stage === "indexing" ? "indexing failed: " : ""}${f.reason}`);
   }
   if (fatal) print(ctx, `error: ${fatal.message}; run the same command again to send what is missing`);
+  const hint = tokenHint(ctx, statusOf(fatal));
+  if (hint) print(ctx, hint);
   print(ctx, `state: ${stateFile}`);
 }

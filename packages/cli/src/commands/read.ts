@@ -2,8 +2,9 @@
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import type { DocumentState } from "@docstore/client";
-import { clientOf, print, printJson, table, type Context } from "../context.ts";
+import { clientOf, columns, print, printJson, table, type Context } from "../context.ts";
 import { formatBytes } from "../format.ts";
+import { findDocId } from "./find.ts";
 
 const oneLine = (text: string, max: number) => {
   const flat = text.replace(/\s+/g, " ").trim();
@@ -22,6 +23,7 @@ export async function search(ctx: Context, words: string[], flags: { collection:
     const where = [hit.page !== undefined ? `page ${hit.page}` : "", hit.heading_path?.join(" > ") ?? ""].filter(Boolean).join(", ");
     print(ctx, `${i + 1}. ${hit.score.toFixed(3)}  ${hit.collection_name}/${hit.doc_id} #${hit.chunk_index}${where ? ` (${where})` : ""}`);
     print(ctx, `   ${oneLine(hit.text, 200)}`);
+    if (Object.keys(hit.metadata).length > 0) print(ctx, `   ${oneLine(JSON.stringify(hit.metadata), 200)}`);
   });
   return 0;
 }
@@ -35,12 +37,15 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
     return 0;
   }
   // A page at a time, printed as it comes: a collection can be large.
-  const header = ["DOC_ID", "STATUS", "VERSION", "CHUNKS", "SIZE", "TYPE", "UPDATED", "NAME", "ERROR"];
+  // Made to fit the terminal (100 columns when not on one): names and errors are cut to fit,
+  // and the content type and chunk count are left to `status` and `--json`.
+  const header = ["DOC_ID", "STATUS", "VER", "SIZE", "UPDATED", "NAME", "ERROR"];
+  const fit = { width: columns(ctx), shrink: [5, 6] };
   let page: (string | number)[][] = [];
   let first = true;
   const flush = () => {
     if (page.length === 0 && !first) return;
-    const text = table(header, page);
+    const text = table(header, page, fit);
     print(ctx, first ? text : text.slice(text.indexOf("\n") + 1));
     first = false;
     page = [];
@@ -48,7 +53,7 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
   for await (const d of client.documents(collection, { status: flags.status as DocumentState | undefined, filter: flags.filter })) {
     if (ctx.json) printJson(ctx, d);
     else {
-      page.push([d.doc_id, d.status, d.version, d.chunks, formatBytes(d.size), d.content_type, d.updated_at, d.name, d.error ?? ""]);
+      page.push([d.doc_id, d.status, d.version, formatBytes(d.size), d.updated_at.slice(0, 16).replace("T", " "), d.name, oneLine(d.error ?? "", 1000)]);
       if (page.length === 1000) flush();
     }
   }
@@ -56,8 +61,9 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
   return 0;
 }
 
-export async function status(ctx: Context, docId: string, flags: { collection: string }): Promise<number> {
-  const s = await clientOf(ctx).documentStatus(flags.collection, docId);
+export async function status(ctx: Context, given: string, flags: { collection: string }): Promise<number> {
+  const client = clientOf(ctx);
+  const s = await client.documentStatus(flags.collection, await findDocId(client, flags.collection, given));
   if (ctx.json) printJson(ctx, s);
   else {
     const rows: [string, unknown][] = [

@@ -2,15 +2,17 @@
 import { createInterface } from "node:readline/promises";
 import { ProblemError } from "@docstore/client";
 import { clientOf, print, printJson, type Context } from "../context.ts";
+import { findDocId } from "./find.ts";
 
 export async function rm(ctx: Context, docIds: string[], flags: { collection: string }): Promise<number> {
   const client = clientOf(ctx);
   let failed = 0;
-  for (const id of docIds) {
+  for (const given of docIds) {
+    const id = await findDocId(client, flags.collection, given);
     try {
       const r = await client.deleteDocument(flags.collection, id);
       if (ctx.json) printJson(ctx, r);
-      else print(ctx, `deleted ${flags.collection}/${id}`);
+      else print(ctx, `deleted ${flags.collection}/${id}${id === given ? "" : ` (${given})`}`);
     } catch (err) {
       if (!(err instanceof ProblemError) || err.status !== 404) throw err;
       failed++;

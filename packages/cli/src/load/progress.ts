@@ -20,7 +20,7 @@ export interface Snapshot {
   skipped: number;
   /** Accepted, not yet indexed or failed. */
   waiting: number;
-  /** Documents a second: settled ones while waiting for indexing, accepted ones with --no-wait. */
+  /** Documents this run sent, a second: settled ones while waiting for indexing, accepted ones with --no-wait. */
   rate: number;
   /** Seconds left at that rate; null until it can be told. */
   eta: number | null;
@@ -29,9 +29,10 @@ export interface Snapshot {
 export function snapshot(t: Tracker, wait: boolean): Snapshot {
   const seconds = t.elapsed();
   const indexed = t.indexedEstimate();
-  const done = wait ? indexed + t.failed : t.accepted + t.failed;
+  // This run's documents only: what earlier runs loaded is neither in the rate nor left to do.
+  const done = (wait ? indexed : t.accepted) + t.failed - t.failedUnsent;
   const rate = seconds > 0 ? done / seconds : 0;
-  const left = Math.max(0, t.total - t.skipped - done);
+  const left = Math.max(0, t.total - t.skipped - t.failedUnsent - done);
   return {
     event: "progress",
     seconds: round(seconds),

@@ -36,7 +36,14 @@ type Work = { texts: Prepared[] } | { file: Item };
 
 /** Statuses after which nothing else can succeed: stop the load. */
 const FATAL = new Set([401, 403]);
-export class FatalError extends Error {}
+export class FatalError extends Error {
+  /** The refused request's HTTP status, when one was refused. */
+  readonly status: number | undefined;
+  constructor(message: string, status?: number) {
+    super(message);
+    this.status = status;
+  }
+}
 
 const reason = (err: unknown) => (err instanceof ProblemError ? err.message : (err as Error).message);
 
@@ -143,8 +150,8 @@ export class Sender {
     const entry = repeated ? undefined : stored;
     const same = (h: Hashes | undefined) => h !== undefined && h.sha === hashes.sha && h.meta === hashes.meta;
     if (entry && same(entry.ok) && entry.done?.status !== "failed") {
-      if (entry.done) t.skipped++;
-      else t.expect({ key: item.key, label: item.label, docId: entry.docId, version: entry.ok!.version });
+      t.skipped++;
+      if (!entry.done) t.expect({ key: item.key, label: item.label, docId: entry.docId, version: entry.ok!.version, earlier: true });
       return null;
     }
     const sysId = typeof item.metadata.sys_id === "string" ? item.metadata.sys_id : undefined;
@@ -165,14 +172,17 @@ export class Sender {
       throw err;
     }
     if (status.sha256 !== p.hashes.sha) return false;
-    this.#accepted(p, status.version);
+    // Sent by an earlier run: already loaded, not accepted by this one.
+    this.#state.record([this.#state.ok(p.item.key, p.docId, p.hashes, status.version)]);
+    this.#tracker.skipped++;
+    this.#tracker.expect({ key: p.item.key, label: p.item.label, docId: p.docId, version: status.version, earlier: true });
     return true;
   }
 
   #accepted(p: Prepared, version: number, lines = true) {
     if (lines) this.#state.record([this.#state.ok(p.item.key, p.docId, p.hashes, version)]);
     this.#tracker.accepted++;
-    this.#tracker.expect({ key: p.item.key, label: p.item.label, docId: p.docId, version });
+    this.#tracker.expect({ key: p.item.key, label: p.item.label, docId: p.docId, version, earlier: false });
   }
 
   #sending(ps: Prepared[]) {
@@ -183,7 +193,7 @@ export class Sender {
 
   #refused(p: Prepared, err: unknown) {
     if (err instanceof ConnectionError) throw err;
-    if (err instanceof ProblemError && FATAL.has(err.status)) throw new FatalError(err.message);
+    if (err instanceof ProblemError && FATAL.has(err.status)) throw new FatalError(err.message, err.status);
     this.#tracker.fail({ source: p.item.label, doc_id: p.docId, stage: "rejected", status: err instanceof ProblemError ? err.status : undefined, reason: reason(err) });
   }
 

@@ -7,7 +7,7 @@ import { glob, readdir, stat } from "node:fs/promises";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { parse as parseCsv } from "csv-parse";
-import { sha256 } from "./state.ts";
+import { fileDocId } from "../file-id.ts";
 import { UsageError, csvMetadata, mapFields, type FieldMap, type Metadata } from "./mapping.ts";
 
 export interface Item {
@@ -83,7 +83,7 @@ export function fileItems(files: readonly string[], opts: SourceOptions): Item[]
   return files.map((file) => {
     const label = path.relative(process.cwd(), file) || file;
     // The same file gets the same id whichever command names it: loading it again replaces it.
-    const item: Item = { key: file, label, path: file, defaultId: `file-${sha256(file).slice(0, 32)}`, metadata: { ...opts.metadata } };
+    const item: Item = { key: file, label, path: file, defaultId: fileDocId(file), metadata: { ...opts.metadata } };
     try {
       Object.assign(item.metadata, mapFields(fileFields(file), opts.mapping, false));
     } catch (err) {
@@ -111,7 +111,7 @@ function recordItem(record: Record<string, unknown>, own: Metadata, base: string
   if (hasText) item.text = text;
   else {
     item.path = path.resolve(base, file as string);
-    item.defaultId = `file-${sha256(item.path).slice(0, 32)}`;
+    item.defaultId = fileDocId(item.path);
   }
   try {
     Object.assign(item.metadata, mapFields(record, opts.mapping, fromText));

@@ -1,4 +1,9 @@
-/** What a load has done so far: the counts the progress display and the summary show, failures, and what is still being indexed. */
+/**
+ * What a load has done so far: the counts the progress display and the summary show, failures,
+ * and what is still being indexed. `sent`, `accepted` and `indexed` count this run's documents
+ * only; what an earlier run of the same command loaded is `skipped` (already loaded), also while
+ * this run waits for it to be indexed, so that accepted <= sent and indexed <= accepted always.
+ */
 
 export interface Failure {
   /** The item as messages name it: a path, or `file:line`. */
@@ -16,19 +21,23 @@ export interface Outstanding {
   label: string;
   docId: string;
   version: number;
+  /** Accepted by an earlier run: counted in `skipped`, not in `accepted` or `indexed`. */
+  earlier: boolean;
 }
 
 export class Tracker {
   readonly started = performance.now();
   /** Documents the sources hold (for a CSV file, an estimate until it is read). */
   total = 0;
-  /** Not sent: the state file says they were loaded and indexed before. */
+  /** Not sent: an earlier run loaded them (the state file says so, or the service had them). */
   skipped = 0;
   sent = 0;
   sentBytes = 0;
   accepted = 0;
   indexed = 0;
   failed = 0;
+  /** Of `failed`, those this run did not send: unreadable items, and earlier runs' documents whose indexing failed. */
+  failedUnsent = 0;
   retries = 0;
   /** Documents of the collection ready or failed, as last counted; the first count is the baseline of `indexedEstimate`. */
   #collectionAtStart: number | undefined;
@@ -59,9 +68,15 @@ export class Tracker {
     return (performance.now() - this.started) / 1000;
   }
 
-  fail(failure: Failure) {
+  fail(failure: Failure, sentByThisRun = failure.stage !== "read") {
     this.failed++;
+    if (!sentByThisRun) this.failedUnsent++;
     this.failures.push(failure);
+  }
+
+  /** Documents this run sent that were accepted or refused (`wait` false), or indexed or failed (`wait` true): what a rate counts. */
+  settled(wait: boolean): number {
+    return (wait ? this.indexed : this.accepted) + this.failed - this.failedUnsent;
   }
 
   expect(o: Outstanding) {

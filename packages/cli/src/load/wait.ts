@@ -103,12 +103,17 @@ export class Waiter {
     if (!list) return;
     const t = this.#tracker;
     const settled: Outstanding[] = [];
+    // An earlier run's document stays counted as already loaded, unless it failed.
+    const failed = (o: Outstanding, reason: string) => {
+      if (o.earlier) t.skipped--;
+      t.fail({ source: o.label, doc_id: docId, stage: "indexing", reason }, !o.earlier);
+    };
     for (const o of list) {
-      if (s === "missing") {
-        t.fail({ source: o.label, doc_id: docId, stage: "indexing", reason: "deleted before it was indexed" });
-      } else if (s.version < o.version || (s.status !== "ready" && s.status !== "failed")) continue;
-      else if (s.status === "ready") t.indexed++;
-      else t.fail({ source: o.label, doc_id: docId, stage: "indexing", reason: s.error ?? "failed" });
+      if (s === "missing") failed(o, "deleted before it was indexed");
+      else if (s.version < o.version || (s.status !== "ready" && s.status !== "failed")) continue;
+      else if (s.status === "ready") {
+        if (!o.earlier) t.indexed++;
+      } else failed(o, s.error ?? "failed");
       settled.push(o);
       const status = s === "missing" ? "failed" : (s.status as "ready" | "failed");
       const error = s === "missing" ? "deleted before it was indexed" : s.error;

@@ -54,7 +54,6 @@ describe("detectType: formats with an extractor are known by their bytes", () =>
 describe("detectType: other binary formats are refused by name", () => {
   const cases: Array<[string, Uint8Array, string?]> = [
     ["application/epub+zip", zip(zipEntry("mimetype", "application/epub+zip"))],
-    ["application/zip", zip(zipEntry("notes.txt", "hello"))],
     ["application/msword", bytes(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0), "old.DOC"],
     ["application/x-ole-storage", bytes(0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0, 0, 0)],
     ["image/png", bytes(0x89, "PNG", 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, "IHDR")],
@@ -74,6 +73,19 @@ describe("detectType: other binary formats are refused by name", () => {
       expect(error.extras).toEqual({ media_type: type });
     });
   }
+
+  it("says that a ZIP archive is not a valid Office file, naming the one its name claims", () => {
+    const archive = zip(zipEntry("notes.txt", "hello"));
+    for (const [filename, message] of [
+      ["notes.zip", "a ZIP archive that is not a DOCX, XLSX or PPTX file (no word/, xl/ or ppt/ folder in it); other ZIP archives are not read"],
+      ["report.docx", "not a valid DOCX file: a ZIP archive without the word/ folder of one"],
+      ["sheet.XLSX", "not a valid XLSX file: a ZIP archive without the xl/ folder of one"],
+    ]) {
+      const error = refusal({ bytes: archive, filename });
+      expect(error.message).toBe(message);
+      expect(error.extras).toEqual({ media_type: "application/zip" });
+    }
+  });
 
   it("trusts the bytes over the filename and the declared type", () => {
     const error = refusal({ bytes: bytes(0x89, "PNG", 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, "IHDR"), filename: "notes.txt", declaredType: "text/plain" });

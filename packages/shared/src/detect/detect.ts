@@ -59,10 +59,10 @@ export function detectType(input: DetectInput): SupportedType {
   // A format with an extractor (PDF, Office, RTF) is taken by its bytes alone; the extractor
   // then fails the document with a reason if the file is damaged.
   if (binary && isSupportedType(binary.type)) return binary.type;
-  if (binary && !binary.weak) throw unsupported(binary.type);
+  if (binary && !binary.weak) throw unsupported(binary.type, hints);
   const decoded = decodeText(input.bytes);
   if (decoded === undefined) {
-    if (binary) throw unsupported(binary.type);
+    if (binary) throw unsupported(binary.type, hints);
     throw new UnsupportedMediaTypeError("unrecognised binary content");
   }
   return textType(decoded.text, hints);
@@ -121,7 +121,18 @@ function parses(text: string): boolean {
   }
 }
 
-function unsupported(type: string): UnsupportedMediaTypeError {
+/** The folder each Office format keeps its parts in (zip-container.ts names the format by it). */
+const OFFICE_FOLDERS: Record<string, string> = { docx: "word/", xlsx: "xl/", pptx: "ppt/" };
+
+function unsupported(type: string, hints: TypeHints): UnsupportedMediaTypeError {
+  if (type === "application/zip") {
+    // A ZIP that is none of the Office formats: most often a damaged or misnamed document.
+    const named = hints.extension !== undefined && OFFICE_FOLDERS[hints.extension] ? hints.extension : undefined;
+    const message = named
+      ? `not a valid ${named.toUpperCase()} file: a ZIP archive without the ${OFFICE_FOLDERS[named]} folder of one`
+      : "a ZIP archive that is not a DOCX, XLSX or PPTX file (no word/, xl/ or ppt/ folder in it); other ZIP archives are not read";
+    return new UnsupportedMediaTypeError(message, type);
+  }
   return new UnsupportedMediaTypeError(`unsupported file type ${type}`, type);
 }
 

@@ -28,6 +28,17 @@ describe("filterTypos", () => {
     expect(typos("status=op^^en")).toEqual([]);
   });
 
+  it("flags a condition written after a doubled ^ or an &, which are part of the value", () => {
+    expect(typos("status=open^^priority=2")).toEqual([
+      'status: the value "open^priority=2" holds "^priority=2" because "^^" in a value is a literal "^", so status is compared with all of it, not with "open"; to join two conditions, write one "^" between them',
+    ]);
+    expect(typos("status=open&priority=2")).toEqual([
+      'status: the value "open&priority=2" holds "&priority=2" because "&" joins nothing in a filter, so status is compared with all of it, not with "open"; to join two conditions, write one "^" between them',
+    ]);
+    expect(typos("typeINmemo,report&ownerLIKEann")).toEqual([expect.stringMatching(/^type: the value "report&ownerLIKEann" holds "&ownerLIKEann"/)]);
+    expect(typos("status=R&D^owner=a^^b")).toEqual([]);
+  });
+
   it("flags fields no document has, with the closest present one", () => {
     expect(typos("stauts=open")).toEqual(["stauts: no document in the searched collections has this field; did you mean status?"]);
     expect(typos("status=open^ORDERBYcolour")).toEqual(["colour: no document in the searched collections has this field"]);

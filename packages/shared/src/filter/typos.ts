@@ -3,6 +3,8 @@
  * what was meant. The API returns these as `warnings` beside the answer, never as errors:
  *   - a value that starts with an operator character: `status==open` compares with "=open";
  *   - a value that ends with `^`: `status=open^^` compares with "open^" (`^^` is a literal `^`);
+ *   - a value holding a condition after a literal `^` or after `&`: `status=open^^priority=2`
+ *     and `status=open&priority=2` compare status with all of "open^priority=2", "open&priority=2";
  *   - a field that no document of the searched collections has (typically a misspelling).
  */
 import type { Condition, Filter } from "./ast.ts";
@@ -10,6 +12,8 @@ import { closestName } from "../domain/suggest.ts";
 import { quote } from "./values.ts";
 
 const OPERATOR_START = /^[=!<>]/;
+/** `^` or `&` then what reads as the start of a condition: a field name and an operator. */
+const JOINED_CONDITION = /([&^])[a-z_][a-z0-9_.]*(?:[=!<>]|NOT ?IN|NOT ?LIKE|IN|LIKE|STARTSWITH|ENDSWITH|BETWEEN|ISEMPTY|ISNOTEMPTY|ANYTHING|N?SAMEAS)/;
 
 /** The values of a condition as they were written (typed fields: their normal form). */
 function valuesOf(c: Condition): string[] {
@@ -58,6 +62,15 @@ export function filterTypos(filter: Filter, fields: ReadonlySet<string> | null):
           }
           if (value.endsWith("^")) {
             warnings.push(`${c.field}: the value ${quote(value)} ends with "^" because "^^" in a value is a literal "^"; to join two conditions, write one "^" between them`);
+          }
+          const joined = JOINED_CONDITION.exec(value);
+          if (joined) {
+            const sep = joined[1];
+            const why = sep === "^" ? `"^^" in a value is a literal "^"` : `"&" joins nothing in a filter`;
+            warnings.push(
+              `${c.field}: the value ${quote(value)} holds ${quote(value.slice(joined.index))} because ${why}, so ${c.field} is compared with all of it, not with ${quote(value.slice(0, joined.index))}; ` +
+                `to join two conditions, write one "^" between them`,
+            );
           }
         }
       }

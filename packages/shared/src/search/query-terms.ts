@@ -19,3 +19,9 @@ export function queryTerms(query: string): string[] {
   const kept = words.filter((w) => !STOPWORDS.has(w));
   return kept.length > 0 ? kept : words;
 }
+
+/** The query's words when every one of them is a stopword (a query of nothing else); else null. */
+export function onlyStopwords(query: string): string[] | null {
+  const words = [...new Set(query.toLowerCase().match(WORD) ?? [])];
+  return words.length > 0 && words.every((w) => STOPWORDS.has(w)) ? words : null;
+}
