@@ -56,6 +56,30 @@ export function positiveOf(c: Condition): Condition | null {
   }
 }
 
+/** The values of a condition as they were written (typed fields: their normal form). */
+export function valueTexts(c: Condition): string[] {
+  switch (c.op) {
+    case "IN":
+    case "NOT IN":
+      return c.values.map((v) => v.text);
+    case "LIKE":
+    case "NOT LIKE":
+    case "STARTSWITH":
+    case "ENDSWITH":
+      return [c.text];
+    case "BETWEEN":
+      return [c.low.text, c.high.text];
+    case "ISEMPTY":
+    case "ISNOTEMPTY":
+    case "ANYTHING":
+    case "SAMEAS":
+    case "NSAMEAS":
+      return [];
+    default:
+      return [c.value.text];
+  }
+}
+
 /** Conditions joined by `^OR`. */
 export type Clause = readonly Condition[];
 /** Clauses joined by `^`. */

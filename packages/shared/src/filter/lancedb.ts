@@ -20,7 +20,7 @@
  * combine them part by part and NOT swaps them, so a loosened condition under a negation stays
  * a superset. Every compiled piece is two-valued (never SQL NULL), so NOT is plain NOT.
  */
-import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
+import { positiveOf, valueTexts, type Condition, type Filter, type Value } from "./ast.ts";
 import { compileBounds, exactly as exactlyBounds, loosely as looselyBounds, negate as negateBounds, type Bounds as SharedBounds, type Connectives } from "./bounds.ts";
 import { lower } from "./compare.ts";
 import { evaluate } from "./evaluate.ts";
@@ -75,34 +75,11 @@ export function compileToLanceWhere(filter: Filter): CompiledWhere {
 
 const holdsFor = (c: Condition, metadata: Parameters<typeof evaluate>[1]) => evaluate({ groups: [[[c]]], orderBy: [] }, metadata);
 
-function textsOf(c: Condition): string[] {
-  switch (c.op) {
-    case "IN":
-    case "NOT IN":
-      return c.values.map((v) => v.text);
-    case "BETWEEN":
-      return [c.low.text, c.high.text];
-    case "LIKE":
-    case "NOT LIKE":
-    case "STARTSWITH":
-    case "ENDSWITH":
-      return [c.text];
-    case "SAMEAS":
-    case "NSAMEAS":
-    case "ISEMPTY":
-    case "ISNOTEMPTY":
-    case "ANYTHING":
-      return [];
-    default:
-      return [c.value.text];
-  }
-}
-
 function condition(c: Condition): Bounds {
   if (c.field.includes(".") || ((c.op === "SAMEAS" || c.op === "NSAMEAS") && c.other.includes("."))) {
     return exactly(holdsFor(c, {}));
   }
-  if (!textsOf(c).every((t) => t.isWellFormed())) return { sup: true, sub: false, exact: false };
+  if (!valueTexts(c).every((t) => t.isWellFormed())) return { sup: true, sub: false, exact: false };
   const positive = positiveOf(c);
   if (positive) return negate(condition(positive));
   switch (c.op) {

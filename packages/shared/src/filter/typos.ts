@@ -7,37 +7,13 @@
  *     and `status=open&priority=2` compare status with all of "open^priority=2", "open&priority=2";
  *   - a field that no document of the searched collections has (typically a misspelling).
  */
-import type { Condition, Filter } from "./ast.ts";
+import { valueTexts, type Filter } from "./ast.ts";
 import { closestName } from "../domain/suggest.ts";
 import { quote } from "./values.ts";
 
 const OPERATOR_START = /^[=!<>]/;
 /** `^` or `&` then what reads as the start of a condition: a field name and an operator. */
 const JOINED_CONDITION = /([&^])[a-z_][a-z0-9_.]*(?:[=!<>]|NOT ?IN|NOT ?LIKE|IN|LIKE|STARTSWITH|ENDSWITH|BETWEEN|ISEMPTY|ISNOTEMPTY|ANYTHING|N?SAMEAS)/;
-
-/** The values of a condition as they were written (typed fields: their normal form). */
-function valuesOf(c: Condition): string[] {
-  switch (c.op) {
-    case "IN":
-    case "NOT IN":
-      return c.values.map((v) => v.text);
-    case "LIKE":
-    case "NOT LIKE":
-    case "STARTSWITH":
-    case "ENDSWITH":
-      return [c.text];
-    case "BETWEEN":
-      return [c.low.text, c.high.text];
-    case "ISEMPTY":
-    case "ISNOTEMPTY":
-    case "ANYTHING":
-    case "SAMEAS":
-    case "NSAMEAS":
-      return [];
-    default:
-      return [c.value.text];
-  }
-}
 
 /**
  * What looks wrong in `filter`, one message each, in the order written. `fields` are the
@@ -52,7 +28,7 @@ export function filterTypos(filter: Filter, fields: ReadonlySet<string> | null):
       for (const c of clause) {
         named.add(c.field);
         if (c.op === "SAMEAS" || c.op === "NSAMEAS") named.add(c.other);
-        for (const value of valuesOf(c)) {
+        for (const value of valueTexts(c)) {
           if (OPERATOR_START.test(value)) {
             const meant = c.op === "=" || c.op === "!=" || c.op === "<" || c.op === ">" || c.op === "<=" || c.op === ">=" ? `${c.field}${c.op}${value.replace(/^=+/, "")}` : undefined;
             warnings.push(
