@@ -26,7 +26,7 @@ const ROOT = path.resolve(SRC, "../../..");
 const LAYERS: { name: string; members: string[] }[] = [
   { name: "domain", members: ["domain/", "errors.ts", "filter/ast.ts"] },
   { name: "ports", members: ["ports.ts"] },
-  { name: "core", members: ["filter/", "search/", "chunk/", "extract/", "detect/", "errors-wire.ts", "fast-strings.ts", "logger.ts"] },
+  { name: "core", members: ["filter/", "search/", "chunk/", "extract/", "detect/", "batches.ts", "errors-wire.ts", "fast-strings.ts", "logger.ts"] },
   { name: "config", members: ["config.ts"] },
   { name: "services", members: ["doctor/"] },
   {

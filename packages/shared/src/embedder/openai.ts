@@ -13,6 +13,7 @@ import OpenAI, { APIConnectionTimeoutError, APIError } from "openai";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DimensionMismatchError, EmbeddingRejectedError, UnavailableError } from "../errors.ts";
 import type { Embedder } from "../ports.ts";
+import { packBatches } from "../batches.ts";
 import { countTokens } from "../chunk/tokenizer.ts";
 import { textHash, type EmbeddingCache } from "./cache.ts";
 import { backoffMs, describeFailure, retryAfterMs, retryable } from "./retry.ts";
@@ -115,21 +116,7 @@ export class OpenAIEmbedder implements Embedder {
 
   /** In order, each within the input and token limits; a text too long for any batch goes alone (and the server says why). */
   private batch(items: [hash: string, text: string][]): [string, string][][] {
-    const batches: [string, string][][] = [];
-    let current: [string, string][] = [];
-    let tokens = 0;
-    for (const item of items) {
-      const cost = countTokens(item[1]);
-      if (current.length > 0 && (current.length >= this.limits.inputs || tokens + cost > this.limits.tokens)) {
-        batches.push(current);
-        current = [];
-        tokens = 0;
-      }
-      current.push(item);
-      tokens += cost;
-    }
-    if (current.length > 0) batches.push(current);
-    return batches;
+    return packBatches(items, (item) => countTokens(item[1]), { items: this.limits.inputs, cost: this.limits.tokens });
   }
 
   private async runBatches(batches: [string, string][][], vectors: Map<string, ArrayLike<number>>): Promise<void> {

@@ -18,6 +18,7 @@
  * of a document, never both, and a replaced document is never missing.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
+import { packBatches } from "../../batches.ts";
 import type { IndexedDocument } from "../../ports.ts";
 import { KEY, KIND } from "./schema.ts";
 
@@ -97,21 +98,7 @@ export function chunkCount(chunks: readonly { index: number }[]): number {
 
 /** Splits points into upsert requests within UPSERT_LIMITS, in order. */
 export function upsertBatches(points: readonly Schemas["PointStruct"][], limits: { points: number; bytes: number } = UPSERT_LIMITS): Schemas["PointStruct"][][] {
-  const out: Schemas["PointStruct"][][] = [];
-  let current: Schemas["PointStruct"][] = [];
-  let bytes = 0;
-  for (const point of points) {
-    const size = Buffer.byteLength(JSON.stringify(point), "utf8");
-    if (current.length > 0 && (current.length >= limits.points || bytes + size > limits.bytes)) {
-      out.push(current);
-      current = [];
-      bytes = 0;
-    }
-    current.push(point);
-    bytes += size;
-  }
-  if (current.length > 0) out.push(current);
-  return out;
+  return packBatches(points, (point) => Buffer.byteLength(JSON.stringify(point), "utf8"), { items: limits.points, cost: limits.bytes });
 }
 
 /** Key of a document across collections, for maps. */
