@@ -21,7 +21,12 @@ export interface CliOptions {
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
-  const proc = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { PATH: process.env.PATH ?? "", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
+  return runProcess(process.execPath, [CLI, ...args], opts);
+}
+
+/** Runs `command` to its end, with PATH and `opts.env` as its whole environment; what it printed. */
+export function runProcess(command: string, args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  const proc = spawn(command, args, { cwd: opts.cwd, env: { PATH: process.env.PATH ?? "", ...opts.env }, stdio: ["pipe", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
   proc.stdout.on("data", (c: Buffer) => (stdout += c.toString()));

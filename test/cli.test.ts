@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync, copyFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { DocstoreClient } from "@docstore/client";
-import { CLI, runCli, summaryOf, type CliResult } from "./cli-run.ts";
+import { CLI, runCli, runProcess, summaryOf, type CliResult } from "./cli-run.ts";
 import { startFaultProxy, type FaultProxy, type Seen } from "./fault-proxy.ts";
 import { removeDir, startService, uniqueName, type Service } from "./harness.ts";
 import { FORMATS, sentence, writeMixedFiles } from "./mixed-files.ts";
@@ -306,15 +306,10 @@ describe("docstore load", () => {
     const vars = Object.entries(env()).map(([k, v]) => `${k}=${v}`);
     // script(1) gives the command a terminal, as a person's shell would.
     const command = ["env", ...vars, process.execPath, CLI, "load", "--jsonl", file, "-c", c].join(" ");
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn("script", ["-qec", command, "/dev/null"], { cwd: work, env: { PATH: process.env.PATH ?? "" } });
-      let out = "";
-      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      p.on("close", (code) => resolve({ code, out }));
-    });
-    expect(r.code, r.out).toBe(0);
-    expect(r.out).toMatch(/=+ 100% \| 12\/12 docs \| sent 12 \([\d.]+ K?i?B\) \| accepted 12 \| indexed 12 \| failed 0 \| [\d.]+ docs\/s \| ETA 0s/);
-    expect(r.out).toMatch(/done in [\d.]+ s: 12 indexed, 0 failed/);
+    const r = await runProcess("script", ["-qec", command, "/dev/null"], { cwd: work });
+    expect(r.code, r.stdout).toBe(0);
+    expect(r.stdout).toMatch(/=+ 100% \| 12\/12 docs \| sent 12 \([\d.]+ K?i?B\) \| accepted 12 \| indexed 12 \| failed 0 \| [\d.]+ docs\/s \| ETA 0s/);
+    expect(r.stdout).toMatch(/done in [\d.]+ s: 12 indexed, 0 failed/);
   });
 });
 
@@ -454,41 +449,30 @@ describe("the other commands", () => {
     const c = uniqueName("runsh");
     mkdirSync(path.join(work, "here"), { recursive: true });
     writeFileSync(path.join(work, "here", "run-from-here.md"), "# Run from here\n\nA note loaded through scripts/run.sh.");
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn("bash", [path.join(ROOT, "scripts/run.sh"), "docstore", "load", "./here/run-from-here.md", "-c", c], { cwd: work, env: { ...process.env, ...env(), NODE_DISABLE_COMPILE_CACHE: "1" } });
-      let out = "";
-      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      p.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      p.on("close", (code) => resolve({ code, out }));
+    const r = await runProcess("bash", [path.join(ROOT, "scripts/run.sh"), "docstore", "load", "./here/run-from-here.md", "-c", c], {
+      cwd: work,
+      env: { ...(process.env as Record<string, string>), ...env(), NODE_DISABLE_COMPILE_CACHE: "1" },
     });
-    expect(r.code, r.out).toBe(0);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     expect((await documents(c)).map((d) => d.name)).toEqual(["run-from-here.md"]);
   });
 
   it.skipIf(!OLD_NODE)(`under an older Node.js (${OLD_NODE ?? "none found on PATH"}) says Node.js 24 is needed and how to run it`, async () => {
-    const r = await new Promise<{ code: number | null; err: string }>((resolve) => {
-      const p = spawn(OLD_NODE!, [CLI, "ls"], { cwd: work, env: { PATH: process.env.PATH ?? "", ...env() } });
-      let err = "";
-      p.stderr.on("data", (d: Buffer) => (err += d.toString()));
-      p.on("close", (code) => resolve({ code, err }));
-    });
+    const r = await runProcess(OLD_NODE!, [CLI, "ls"], { cwd: work, env: env() });
     expect(r.code).toBe(1);
-    expect(r.err).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
-    expect(r.err).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
+    expect(r.stderr).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
+    expect(r.stderr).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
   });
 
   it("runs from a checkout as pnpm docstore, with paths relative to where it was typed", async () => {
     // (pnpm would keep Node's compile cache in the run's temporary folder, which must end empty.)
     const c = uniqueName("pnpm");
     writeFileSync(path.join(work, "typed-here.md"), "# Typed here\n\nA note loaded through pnpm.");
-    const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
-      const p = spawn("pnpm", ["-s", "-C", ROOT, "docstore", "load", "typed-here.md", "-c", c], { cwd: work, env: { ...process.env, ...env(), NODE_DISABLE_COMPILE_CACHE: "1" } });
-      let out = "";
-      p.stdout.on("data", (d: Buffer) => (out += d.toString()));
-      p.stderr.on("data", (d: Buffer) => (out += d.toString()));
-      p.on("close", (code) => resolve({ code, out }));
+    const r = await runProcess("pnpm", ["-s", "-C", ROOT, "docstore", "load", "typed-here.md", "-c", c], {
+      cwd: work,
+      env: { ...(process.env as Record<string, string>), ...env(), NODE_DISABLE_COMPILE_CACHE: "1" },
     });
-    expect(r.code, r.out).toBe(0);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     expect((await documents(c)).map((d) => d.name)).toEqual(["typed-here.md"]);
     expect(readFileSync(path.join(work, "typed-here.md"), "utf8")).toContain("Typed here");
   });

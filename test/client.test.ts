@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -6,6 +5,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConnectionError, DocstoreClient, OPERATIONS, ProblemError, type RetryInfo } from "@docstore/client";
 import { generateTypes, normalize } from "@docstore/client/scripts/openapi-types";
+import { runProcess } from "./cli-run.ts";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy.ts";
 import { freePort, makePdf } from "@docstore/shared/testing";
 import { removeDir, serviceAround, uniqueName, type Service } from "./harness.ts";
@@ -211,15 +211,10 @@ describe("the examples of docs/cli-and-client.md", () => {
     const start = page.indexOf("```" + lang + "\n", from) + lang.length + 4;
     return page.slice(start, page.indexOf("```\n", start));
   };
-  const run = (cmd: string, args: string[], cwd: string) =>
-    new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-      const p = spawn(cmd, args, { cwd, env: { PATH: process.env.PATH ?? "", DOCSTORE_URL: svc.url, DOCSTORE_TOKEN: svc.token } });
-      let out = "";
-      p.stdout.on("data", (c: Buffer) => (out += c.toString()));
-      p.stderr.on("data", (c: Buffer) => (out += c.toString()));
-      p.once("error", reject);
-      p.once("close", (code) => resolve({ code, out }));
-    });
+  const run = async (cmd: string, args: string[], cwd: string) => {
+    const r = await runProcess(cmd, args, { cwd, env: { DOCSTORE_URL: svc.url, DOCSTORE_TOKEN: svc.token } });
+    return { code: r.code, out: r.stdout + r.stderr };
+  };
   let dir: string;
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), "docstore-docs-"));
@@ -265,14 +260,8 @@ describe("the README's first load and search", () => {
     try {
       writeFileSync(path.join(dir, "runbook.md"), "# Runbook\n\nRestart the replica when the database outage alarm fires.\n");
       writeFileSync(path.join(dir, "first.sh"), ["set -e", `DS=${svc.url} TOKEN=${svc.token}`, ...rest].join("\n"));
-      const out = await new Promise<{ code: number | null; out: string }>((resolve, reject) => {
-        const p = spawn("bash", ["first.sh"], { cwd: dir, env: { PATH: process.env.PATH ?? "" } });
-        let text = "";
-        p.stdout.on("data", (c: Buffer) => (text += c.toString()));
-        p.stderr.on("data", (c: Buffer) => (text += c.toString()));
-        p.once("error", reject);
-        p.once("close", (code) => resolve({ code, out: text }));
-      });
+      const ran = await runProcess("bash", ["first.sh"], { cwd: dir });
+      const out = { code: ran.code, out: ran.stdout + ran.stderr };
       expect(out.code, out.out).toBe(0);
       // curl prints each answer without a newline: read them one JSON object after another.
       const answers: Record<string, any>[] = [];
