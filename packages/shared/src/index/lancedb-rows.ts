@@ -90,11 +90,6 @@ export function chunkId(collection: string, docId: string, index: number): strin
   return JSON.stringify([collection, docId, index]);
 }
 
-/** A document's key, as a Map or Set key. */
-export function docKey(collection: string, docId: string): string {
-  return JSON.stringify([collection, docId]);
-}
-
 /** Vectors of another length than the index holds (or any vector, when it keeps none). */
 export function indexDimensionMismatch(stored: number | null, given: number): DimensionMismatchError {
   return stored === null

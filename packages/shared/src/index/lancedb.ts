@@ -3,11 +3,11 @@ import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
-import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
+import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
 import type { Logger } from "../logger.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { metadataColumns } from "../filter/lancedb-columns.ts";
-import { HIT_COLUMN, chunkId, docKey, documentRows, hitSql, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
+import { HIT_COLUMN, chunkId, documentRows, hitSql, indexDimensionMismatch, writeSchema } from "./lancedb-rows.ts";
 import { documentsWhere, findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { openChunkTable, rebuildTextIndex, reopenChunkTable, TABLE_LAYOUT, TEXT_INDEX, type OpenTable } from "./lancedb-table.ts";
@@ -16,6 +16,7 @@ import { SearchDemand } from "./lancedb-demand.ts";
 import { Tombstones, hiddenBy, tombstonesWhere, type Hidden, type Tombstone } from "./lancedb-tombstones.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 import { storageError } from "../storage-errors.ts";
+import { acceptInOrder, keyOf, newestVersions, type DocumentKey as Key, type IndexItem as Item } from "./versions.ts";
 
 export interface LanceIndexOptions {
   dir: string;
@@ -105,7 +106,6 @@ export interface LanceIndexOptions {
 /** An open table and the operations still using it: a replaced one is closed when they end. */
 type Handle = OpenTable & { users: number; retired: boolean; since: number };
 
-type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 /** The index's folder, as error details name it. */
 const INDEX_PLACE = "index/";
 const MAINTAIN_AFTER_ROWS = 20_000;
@@ -115,8 +115,6 @@ const MAINTAIN_AFTER_ROWS = 20_000;
  * after it came no sooner: its compaction was done again at the load's end (bench:scale).
  */
 const QUIET_ROWS_FACTOR = 15;
-type Key = { collection: string; docId: string };
-const keyOf = (d: Key) => docKey(d.collection, d.docId);
 
 /**
  * The SearchIndex on an embedded LanceDB table (layout in lancedb-rows.ts): one table of
@@ -375,18 +373,9 @@ export class LanceSearchIndex implements SearchIndex {
       const held = this.#options.soleWriter ? await this.#heldKeys(table) : null;
       const current = await this.#versions(table, items.map((i) => i.doc).filter((d) => held === null || held.has(keyHash(d))));
       const indexed = new Set(current.keys());
-      // As if applied one by one: an item older than what is indexed, or than an earlier item
-      // of the batch, is ignored; the last accepted item of each document is the one written.
-      const latest = new Map<string, Item>();
-      const accepted = items.map((item) => {
-        const key = keyOf(item.doc);
-        if ((current.get(key) ?? -Infinity) > item.doc.version) return false;
-        current.set(key, item.doc.version);
-        latest.set(key, item);
-        return true;
-      });
-      if (latest.size === 0) return accepted;
-      const chosen = [...latest.values()];
+      // As if applied one by one (acceptInOrder): the last accepted item of each document is written.
+      const { accepted, latest: chosen } = acceptInOrder(items, current);
+      if (chosen.length === 0) return accepted;
       for (const { doc } of chosen) held?.add(keyHash(doc));
       const writer = randomUUID();
       // The documents the index does not hold yet are appended, one commit for all of them, and
@@ -475,12 +464,7 @@ export class LanceSearchIndex implements SearchIndex {
     const ids = docs.flatMap((d) => [chunkId(d.collection, d.docId, 0), chunkId(d.collection, d.docId, -1)]);
     const rows = (await table.query().where(`id IN (${[...new Set(ids)].map(sqlString).join(", ")}) AND head = true`).select(["collection", "doc_id", "version"]).toArray()) as
       { collection: string; doc_id: string; version: bigint }[];
-    const versions = new Map<string, number>();
-    for (const r of rows) {
-      const key = keyOf({ collection: r.collection, docId: r.doc_id });
-      versions.set(key, Math.max(versions.get(key) ?? -Infinity, Number(r.version)));
-    }
-    return versions;
+    return newestVersions(rows.map((r) => ({ collection: r.collection, docId: r.doc_id, version: Number(r.version) })));
   }
 
   async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {

@@ -113,6 +113,3 @@ export function upsertBatches(points: readonly Schemas["PointStruct"][], limits:
   if (current.length > 0) out.push(current);
   return out;
 }
-
-/** Key of a document across collections, for maps. */
-export const docKey = (collection: string, docId: string) => JSON.stringify([collection, docId]);
