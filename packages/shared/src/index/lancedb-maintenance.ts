@@ -1,22 +1,18 @@
 /**
  * Maintenance of the chunk table: the run itself (compaction, the indexes brought up to date,
- * old versions removed) and its scheduling: the counts it is decided on, and the timers.
+ * old versions removed) and its scheduling. When to run is decided by decideMaintenance
+ * (lancedb-maintenance-policy.ts); this module keeps the counts it decides on, reads the facts
+ * it asks for, and holds the timers.
  */
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import { storageError } from "../storage-errors.ts";
 import type { TableConnection } from "./lancedb-connection.ts";
 import type { SearchDemand } from "./lancedb-demand.ts";
+import { decideMaintenance, type MaintenancePolicy, type MaintenanceState, type RunKind, type Trigger } from "./lancedb-maintenance-policy.ts";
 import type { LanceOptions } from "./lancedb-options.ts";
 import { INDEX_PLACE, isCommitConflict, type SerialWrites } from "./lancedb-serial.ts";
 import { rebuildTextIndex, TABLE_LAYOUT } from "./lancedb-table.ts";
 import type { TailCount } from "./lancedb-tail.ts";
-
-/**
- * While nobody searches, rows a load may write before a run, in maintainAfterRows. A run during
- * a load of 200,000 documents (at 100,000 rows) made them ready 20% later, and the first search
- * after it came no sooner: its compaction was done again at the load's end (bench:scale).
- */
-const QUIET_ROWS_FACTOR = 15;
 
 export interface MaintenanceParts {
   connection: TableConnection;
@@ -31,6 +27,7 @@ export interface MaintenanceParts {
 export class Maintenance {
   readonly #parts: MaintenanceParts;
   readonly #options: LanceOptions;
+  readonly #policy: MaintenancePolicy;
   #queue: Promise<unknown> = Promise.resolve();
   /** Commits since the last run started, and the rows they wrote. */
   #commits = 0;
@@ -58,11 +55,12 @@ export class Maintenance {
   constructor(parts: MaintenanceParts, options: LanceOptions) {
     this.#parts = parts;
     this.#options = options;
+    this.#policy = { ...options, pauseMs: Math.min(1_000, options.maintainEveryMs / 2) };
     parts.connection.opened.then((opened) => (this.#textIndexStale = opened.layout < TABLE_LAYOUT), () => {});
     if (options.maintainEveryMs > 0) {
       this.#timer = setInterval(() => {
         parts.onTick();
-        void this.#maintainIfDue(true);
+        void this.#look("tick");
       }, options.maintainEveryMs);
       this.#timer.unref();
     }
@@ -73,8 +71,7 @@ export class Maintenance {
     this.#lastCommit = Date.now();
     this.#commits += 1;
     this.#rows += rows;
-    void this.#maintainIfDue(false);
-    this.#checkWhenPaused();
+    void this.#look("commit");
   }
 
   /**
@@ -128,106 +125,72 @@ export class Maintenance {
     return stats;
   }
 
-  /**
-   * Whether a run with nothing new to fold in is due: the versions the last run replaced are old
-   * enough to remove, and searches have paused (or paused long enough ago: tidyWithinMs), or the
-   * run has nothing to merge. Such a run usually also merges the fragment the last run left with
-   * the table's, which rewrites every row of a table under a million rows (LanceDB 0.39's
-   * optimize() takes no compaction options) on the cores searches use.
-   */
-  async #tidyDue(): Promise<boolean> {
-    if (this.#cleanupAfter === 0 || Date.now() < this.#cleanupAfter) return false;
-    return this.#mayTidy(this.#cleanupAfter) || (await this.#mergesNothing());
-  }
-
-  /**
-   * Whether the table is one fragment: a run then has nothing to merge, and does little more than
-   * remove files (LanceDB rewrites a lone fragment only when a tenth of its rows are deleted). So
-   * the run after the one that merged a load's fragments does not wait for the searches to pause
-   * (up to tidyWithinMs more, with the table's old copy on disk meanwhile).
-   */
-  async #mergesNothing(): Promise<boolean> {
-    try {
-      return (await this.#parts.connection.with((table) => table.stats())).fragmentStats.numFragments <= 1;
-    } catch {
-      return false; // not known: wait as any tidying run does
-    }
-  }
-
-  /** Whether a run that would only tidy, due since `since`, may start: searches paused, or tidyWithinMs has passed. */
-  #mayTidy(since: number): boolean {
-    return Date.now() >= since + this.#options.tidyWithinMs || this.#parts.demand.quietFor(this.#options.tidyWhenQuietMs);
-  }
-
-  /**
-   * Whether the run that writes' pause calls for may start: at once for a tail of more than
-   * restTailRows, else after the rest that followed the last run (restFactor). Commits made while
-   * a run indexed are often in the index already (LanceDB's index update takes the fragments there
-   * are when it starts, after the run's compaction); deletes add no rows. Then the run would only
-   * tidy, and waits as a tidying run does, counted from the last commit. At a million documents
-   * that run (a rewrite of the whole table) fell in the first searches after the load.
-   */
-  async #foldsIn(): Promise<boolean> {
-    let unindexed: number;
-    try {
-      unindexed = (await this.#parts.textIndexCount()).unindexed;
-    } catch {
-      return true; // not known: run it
-    }
-    if (unindexed > this.#options.restTailRows) return true;
-    if (Date.now() < this.#restUntil) return false;
-    return unindexed !== 0 || this.#mayTidy(this.#lastCommit);
-  }
-
-  async #maintainIfDue(timer: boolean, paused = Date.now() - this.#lastCommit >= this.#pauseMs()): Promise<void> {
-    // While someone searches, a run starts after maintainAfterRows rows, or half the table the
-    // last run left once that is more. While nobody does (SearchDemand), only the first search
-    // needs the rows outside the full-text index folded in, and each run compacts the whole table
-    // (under a million rows), which the run at a load's end does again: rows may grow to as many
-    // as the last run compacted, at least QUIET_ROWS_FACTOR × maintainAfterRows, and commits to
-    // 10 × maintainAfterCommits. Rows written during a run count towards the next: the first
-    // commit after it ends starts that one if they are enough.
-    const { maintainAfterRows, maintainAfterCommits } = this.#options;
+  /** Asks decideMaintenance, reading the facts it asks for, and acts on its answer. */
+  async #look(trigger: Trigger): Promise<void> {
+    const facts: Pick<MaintenanceState, "unindexed" | "fragments" | "quiet"> = {};
     const searched = this.#parts.demand.recent();
-    const { startRows, endRows } = this.#lastRun;
-    const afterRows = searched ? Math.max(maintainAfterRows, Math.floor(endRows / 2)) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
-    const enoughWritten = this.#rows >= afterRows || this.#commits >= (searched ? 1 : 10) * maintainAfterCommits;
-    // The timer folds in what a load left once writes pause; during a load, rows and commits decide.
-    const due = (timer && this.#textIndexStale) || (this.#commits > 0 ? enoughWritten || (timer && paused && !this.#running && (await this.#foldsIn())) : timer && !this.#running && (await this.#tidyDue()));
-    if (this.#running || !due) return;
-    await this.#start(searched);
+    for (;;) {
+      const decision = decideMaintenance({
+        trigger,
+        now: Date.now(),
+        running: this.#running !== null,
+        textIndexStale: this.#textIndexStale,
+        commits: this.#commits,
+        rows: this.#rows,
+        lastCommit: this.#lastCommit,
+        searched,
+        lastRun: this.#lastRun,
+        cleanupAfter: this.#cleanupAfter,
+        restUntil: this.#restUntil,
+        ...facts,
+      }, this.#policy);
+      if ("ask" in decision) {
+        await this.#read(decision.ask, facts);
+        continue;
+      }
+      if (decision.lookAgainAt !== null) this.#lookAgainAt(decision.lookAgainAt);
+      if (decision.run) await this.#start(decision.run, searched);
+      return;
+    }
   }
 
-  /** How long writes must pause before the timer folds in what they left. */
-  #pauseMs(): number {
-    return Math.min(1_000, this.#options.maintainEveryMs / 2);
+  async #read(fact: "unindexed" | "fragments" | "quiet", facts: Pick<MaintenanceState, "unindexed" | "fragments" | "quiet">): Promise<void> {
+    const { connection, demand, textIndexCount } = this.#parts;
+    if (fact === "quiet") {
+      facts.quiet = demand.quietFor(this.#options.tidyWhenQuietMs);
+      return;
+    }
+    try {
+      if (fact === "unindexed") facts.unindexed = (await textIndexCount()).unindexed;
+      else facts.fragments = (await connection.with((table) => table.stats())).fragmentStats.numFragments;
+    } catch {
+      facts[fact] = null; // not known: the policy says what then
+    }
   }
 
   /**
-   * Looks for work once writes have paused for #pauseMs (again after each commit), so that
-   * the end of a load is folded in then rather than at the timer's next tick (up to
-   * maintainEveryMs later): searches right after a large load wait for that run.
+   * Looks for work at `at` (once writes have paused), so that the end of a load is folded in
+   * then rather than at the timer's next tick. Each commit moves it, so when it fires the writes
+   * have paused. It does not look at Date.now() again: the timer's clock is not Date.now()'s,
+   * and may count the pause whole a millisecond before Date.now() does, which left the end of a
+   * load for the next tick.
    */
-  #checkWhenPaused(): void {
+  #lookAgainAt(at: number): void {
     if (this.#timer === null) return; // no timer: maintenance only when asked
     if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
-    const wait = Math.max(0, this.#lastCommit + this.#pauseMs() - Date.now());
-    // Each commit re-arms it, so when it fires the writes have paused. It does not look at
-    // Date.now() again: the timer's clock is not Date.now()'s, and may count the pause whole a
-    // millisecond before Date.now() does, which left the end of a load for the next tick.
-    this.#pauseTimer = setTimeout(() => void this.#maintainIfDue(true, true), wait);
+    this.#pauseTimer = setTimeout(() => void this.#look("pause"), Math.max(0, at - Date.now()));
     this.#pauseTimer.unref();
   }
 
-  async #start(searched: boolean): Promise<void> {
+  async #start(run: RunKind, searched: boolean): Promise<void> {
     const started = Date.now();
     const written = { rows: this.#rows, commits: this.#commits, searched };
     this.#running = this.maintain().then(
       (stats) => {
         this.#failing = false;
-        this.#options.logger?.info({ stats, ...written, ms: Date.now() - started }, "search index maintained");
+        this.#options.logger?.info({ stats, run, ...written, ms: Date.now() - started }, "search index maintained");
         // Writes committed during the run are folded in once they pause, as after any commit.
-        if (this.#commits > 0) this.#checkWhenPaused();
+        void this.#look("ran");
       },
       (err: unknown) => {
         // What it was to fold in is still there (its counts were reset as it started): the timer
