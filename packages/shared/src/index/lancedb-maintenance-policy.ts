@@ -19,7 +19,10 @@
  *   tidyWithinMs has passed, unless the table is one fragment (it has nothing to merge).
  */
 
-/** While nobody searches, rows a load may write before a run, in maintainAfterRows. */
+/**
+ * While nobody searches, rows a load may write before a run, in maintainAfterRows: a run during a
+ * load made it ready later, and no search sooner (docs/benchmarks.md).
+ */
 export const QUIET_ROWS_FACTOR = 15;
 
 export interface MaintenancePolicy {

@@ -1,4 +1,4 @@
-/** The options of LanceSearchIndex, and their defaults. */
+/** The options of LanceSearchIndex, and their defaults. Measurements behind the defaults: docs/benchmarks.md. */
 import type { Logger } from "../logger.ts";
 import { DEFAULT_FUSION, type HybridFusion } from "../search/fusion.ts";
 
@@ -35,7 +35,7 @@ export interface LanceIndexOptions {
    * 2 s; 0 for no wait), in any process on the folder (see SearchDemand), but no longer than
    * tidyWithinMs past the moment it was due (default 120 s). That is the run that removes what
    * the last one replaced, once keepVersionsMs has passed, and the one a pause in the writes calls
-   * for when they left no row outside the full-text index (see #tidyDue and #foldsIn): each merges
+   * for when they left no row outside the full-text index (lancedb-maintenance-policy.ts): each merges
    * the fragment the last run left with the table's, which rewrites every row of a table under a
    * million rows. The first does not wait when the table is one fragment: it has nothing to
    * merge.
@@ -44,11 +44,9 @@ export interface LanceIndexOptions {
   tidyWithinMs?: number;
   /**
    * After a run, a run that writes' pause calls for on a tail of at most restTailRows rows (default
-   * 500: every full-text search scans them meanwhile, about 50 ms for 500) waits restFactor times as
-   * long as that run took (default 3; 0 for no rest). A run rewrites the table (under a million
-   * rows), so without the rest a trickle of writes, each followed by a pause, kept the table
-   * being rewritten: at 200,000 rows, 10 documents every 3 s cost 61 CPU s a minute and 3.4 GB
-   * of writes (bench:trickle). With it, such runs take about a quarter of the time at most.
+   * 500: every full-text search scans them meanwhile) waits restFactor times as long as that run
+   * took (default 3; 0 for no rest). A run rewrites the table (under a million rows): without the
+   * rest, a trickle of writes, each followed by a pause, kept the table being rewritten.
    */
   restFactor?: number;
   restTailRows?: number;
@@ -64,7 +62,7 @@ export interface LanceIndexOptions {
   /**
    * Table versions (this process's commits and other processes') after which the table is
    * opened on a new connection (default 250; 0 for never): LanceDB keeps memory for each
-   * version a connection has seen until it is closed (0.39: 0.1 to 0.3 MiB a version).
+   * version a connection has seen until it is closed.
    */
   renewAfterVersions?: number;
   /** How often the table's version is looked at for that (default 5 s). */

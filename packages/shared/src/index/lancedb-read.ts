@@ -21,9 +21,7 @@ import { docKey, type DocumentKey } from "./versions.ts";
 
 /**
  * What a hit needs: its `hit` (key, offsets, citation and metadata in one column, see hitJson)
- * and its text. Each column a query returns is another read of every hit's row: on 200,000
- * rows, 8 searches at once, the six columns `hit` packs, with the text, did 240-270 searches a
- * second, these two 282-320 (bench:kept).
+ * and its text. Each column a query returns is another read of every hit's row (docs/benchmarks.md).
  */
 const HIT_COLUMNS = [HIT_COLUMN, "text"];
 
@@ -59,7 +57,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   // With no condition but the collections, the search runs unfiltered and the collections are
   // checked after, fetching deeper until k pass: the same answer (a chunk's BM25 score does not
   // depend on the filter), without handing the full-text search an allow-list of nearly every
-  // row, which keeps it from pruning (measured: 17 instead of 135 searches/s at 100,000 rows).
+  // row, which keeps it from pruning (docs/benchmarks.md).
   let scopeOnly = compiled.where === null;
   let where = scopeOnly ? null : asWhere(and([inCollections(request.collections), compiled.where ?? true]));
   if (where === "false") return [];
@@ -94,8 +92,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   const engineExact = compiled.exact && hidden === null;
   let exact = engineExact && !scopeOnly;
   // An unfiltered first round asks for no more than it needs: when the collections searched are
-  // the whole table (as often), it is the only round, and a full-text search asked for 2k rows
-  // instead of k did a third fewer searches a second (200,000 rows, 8 at once).
+  // the whole table (as often), it is the only round, and asking for more slows every search.
   const kept = await fetchUntilKept({
     want,
     first: firstDepth(want, exact || scopeOnly),
@@ -192,8 +189,8 @@ type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
 /**
  * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
  * doc_id, read as bare LanceDB does: the engine sorts the matches by the terms' columns alone,
- * without their collection, doc_id and texts, then the page's rows are taken by row id (measured
- * on 200,000 documents, 13,421 matches: 18 ms of LanceDB's CPU instead of 26). Null when that
+ * without their collection, doc_id and texts, then the page's rows are taken by row id (less of
+ * LanceDB's CPU than its sort with every column: docs/benchmarks.md). Null when that
  * cannot give the page exactly: no terms, a run of equal sort values across either edge of the
  * page (collection and doc_id would order it, and they were not read), or a row gone between the
  * two reads (a row id names a row of one fragment: a delete or a compaction made meanwhile

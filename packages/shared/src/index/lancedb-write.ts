@@ -35,8 +35,8 @@ export async function writeDocuments(table: Table, items: IndexItem[], { vectorS
   for (const { doc } of chosen) keys?.add(keyHash(doc));
   const writer = randomUUID();
   // The documents the index does not hold yet are appended, one commit for all of them, and
-  // each appears whole: an append reads nothing, where a merge reads every fragment (measured:
-  // 5 ms against 150 ms with 800 fragments). Another writer may append the same document, or
+  // each appears whole: an append reads nothing, where a merge reads every fragment (its cost
+  // grows with them: docs/benchmarks.md). Another writer may append the same document, or
   // another version of it, at the same moment: settleRaces then leaves one copy of the newest
   // (a merge would not prevent that either: LanceDB does not see two inserts of one id as a
   // conflict). The documents it holds are replaced by the merge.

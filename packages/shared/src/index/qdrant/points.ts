@@ -29,7 +29,7 @@ export function pointId(collection: string, docId: string, version: number, chun
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-/** The derived keyword lists that make ISEMPTY and SAMEAS exact filters (see filter.ts). */
+/** The derived keyword lists that make ISEMPTY and SAMEAS exact filters (see filter/qdrant.ts). */
 export function derivedLists(metadata: Metadata): Payload {
   const keys = Object.keys(metadata).sort();
   const same: string[] = [];

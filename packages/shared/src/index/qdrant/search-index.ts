@@ -52,9 +52,9 @@ const compareHeads = (a: DocumentHead, b: DocumentHead, orderBy: readonly OrderT
 
 /**
  * The SearchIndex on Qdrant (layout in schema.ts, requests in query.ts and write.ts). Filters
- * compile to Qdrant's (filter.ts); when the compiled filter may let through points the
+ * compile to Qdrant's (filter/qdrant.ts); when the compiled filter may let through points the
  * reference evaluator rejects, candidates are checked with `evaluate` and more are fetched
- * until enough pass or none are left, so the answer is the evaluator's.
+ * until enough pass or none are left (deeper.ts), so the answer is the evaluator's.
  */
 export class QdrantSearchIndex implements SearchIndex {
   readonly #client: QdrantApi;
