@@ -45,7 +45,8 @@ try {
     const { value: batch, done } = batches.next();
     if (done) break;
     const rows = batch.map((d) => ({ id: d.id, text: d.text }));
-    table = table ? (await table.add(rows), table) : await db.createTable("docs", rows);
+    if (table) await table.add(rows);
+    else table = await db.createTable("docs", rows);
     added += rows.length;
     if (added === indexedRows) await buildIndex(table);
   }

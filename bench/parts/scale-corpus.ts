@@ -36,7 +36,7 @@ function hash(n: number, salt: number): number {
 export function sentencesOf(corpus: Doc[]): string[] {
   const out: string[] = [];
   for (const d of corpus) {
-    for (const s of d.text.split(/(?<=[.!?])\s+(?=[A-Z0-9(\[])/)) {
+    for (const s of d.text.split(/(?<=[.!?])\s+(?=[A-Z0-9([])/)) {
       const t = s.trim();
       if (t.length >= 20) out.push(t);
     }

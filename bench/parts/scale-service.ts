@@ -209,7 +209,10 @@ export async function querySets(svc: Service, opts: ScaleOptions, phase: (name: 
   const { queries, seconds } = opts;
   const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
   const tag = tagCall(svc);
-  const set = <T>(name: string, run: () => Promise<T>) => (phase(name), run());
+  const set = <T>(name: string, run: () => Promise<T>) => {
+    phase(name);
+    return run();
+  };
   return {
     first: await set("first searches", () => pool(CONCURRENCY, 16, 0, search(undefined))),
     search: await set("search", () => pool(CONCURRENCY, queries.length, seconds, search(undefined))),

@@ -27,9 +27,7 @@ import { GroupCommit } from "./sqlite/group-commit.ts";
 /**
  * How often the WAL is checkpointed. Every page a query reads is looked up in the WAL first,
  * and the WAL starts over only once a checkpoint has copied all of it: checkpoints often keep
- * it short. Measured with bench:scale at 200,000 documents, runs taking turns: every 250 ms,
- * 10,024-10,940 documents accepted a second (the API thread 18.7-22.1 CPU s); every 500 ms,
- * 7,945-10,186 (20.3-25.6 CPU s); every 2 s, 8,105-8,258 (24.0-24.6 CPU s).
+ * it short (the loads measured at 250, 500 and 2,000 ms: docs/benchmarks.md).
  */
 const CHECKPOINT_MS = 250;
 
@@ -130,17 +128,12 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
       queue = new LocalQueue(sqliteCatalog, queueLogger, { notify: role.notify });
     } else {
       // In the embedded thread, the catalog sends its writes to the API thread, but the queue claims
-      // on this thread's own connection: a claim (one UPDATE of up to a batch of rows) was the
-      // largest part of the HTTP thread's catalog work under a load, and the HTTP thread waiting
-      // for the write lock a claim holds costs it less (pnpm bench:turns, 8 rounds: 1.12 times the
-      // load rate, every round above 1.03, the HTTP thread's CPU a request 12% lower).
+      // on this thread's own connection: a claim was the largest part of the HTTP thread's catalog
+      // work under a load, and waiting for the write lock a claim holds costs that thread less.
       // Each batch is one index commit, and a commit costs tens of milliseconds whatever its size:
-      // up to 1,024 documents a batch (200,000 documents of 1 KB were all ready in 38-44 s, against
-      // 45-47 s with 512), and 32 MiB of contents at most, as a batch is read into memory whole.
+      // up to 1,024 documents a batch, and 32 MiB of contents at most (a batch is read whole).
       // Three batches at once, one a stage: read and chunked (the worker's threads), written to
-      // the index (LanceDB's), marked ready (the API thread's). 200,000 documents (bench:scale,
-      // service only, two pairs of runs) were ready at 6,812 and 7,014 docs/s against 6,515 and
-      // 6,209 with two; indexed alone (bench:split) at 11,975 and 11,291 against 10,898 and 8,717.
+      // the index (LanceDB's), marked ready (the API thread's). Figures: docs/benchmarks.md.
       queue = new LocalQueue(sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 1024, batchBytes: 32 * 1024 * 1024, inFlight: 3 });
     }
   }

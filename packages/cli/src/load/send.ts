@@ -7,7 +7,7 @@
 import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { v7 as uuidv7 } from "uuid";
-import { ConnectionError, ProblemError, type DocstoreClient, type LoadResult, type Metadata } from "@docstore/client";
+import { ConnectionError, ProblemError, type DocstoreClient, type DocumentStatus, type LoadResult, type Metadata } from "@docstore/client";
 import type { Item } from "./sources.ts";
 import { sha256, type Hashes, type LoadState } from "./state.ts";
 import type { Tracker } from "./tracker.ts";
@@ -163,7 +163,7 @@ export class Sender {
 
   /** Whether an earlier, unanswered request for the same bytes reached the service; if so it counts as accepted. */
   async #arrived(p: Prepared): Promise<boolean> {
-    let status;
+    let status: DocumentStatus;
     try {
       status = await this.#client.documentStatus(this.#opts.collection, p.docId);
     } catch (err) {

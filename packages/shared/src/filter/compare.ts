@@ -68,3 +68,12 @@ export function sameValue(metadata: Metadata, a: string, b: string): boolean {
   }
   return x === y;
 }
+
+/**
+ * How a pair of different keys whose values are the same (sameValue) is written in the stored
+ * `meta_same` list, in either order: both index adapters write it (LanceDB's column, Qdrant's
+ * payload key) and both filter compilers match SAMEAS against it.
+ */
+export function samePair(a: string, b: string): string {
+  return a < b ? `${a}=${b}` : `${b}=${a}`;
+}

@@ -17,7 +17,7 @@
 import { Field, Int8, Int64, List, Utf8, type DataType } from "apache-arrow";
 import type { Metadata, Scalar } from "../domain/metadata.ts";
 import { isCanonicalInstant } from "../domain/instant.ts";
-import { elementsOf, isEmpty, lower, sameValue, textOf } from "./compare.ts";
+import { elementsOf, isEmpty, lower, samePair, sameValue, textOf } from "./compare.ts";
 
 export const KNOWN_COLUMN = {
   sys_id: "m_sys_id",
@@ -99,10 +99,8 @@ export function metadataColumns(metadata: Metadata): MetadataRow {
   return row;
 }
 
-/** The `meta_same` entry of two different keys, in either order. */
-export function samePair(a: string, b: string): string {
-  return a < b ? `${a}=${b}` : `${b}=${a}`;
-}
+/** The `meta_same` entry of two different keys, in either order (written once, in compare.ts). */
+export { samePair };
 
 function wrongType(field: string, expected: string): Error {
   return new Error(`metadata field ${field} must be ${expected} (metadata is validated by parseMetadata before indexing)`);

@@ -20,7 +20,5 @@ export const KEY = {
 
 export const metadataKey = (field: string) => `${KEY.metadata}.${field}`;
 
-/** How a pair of different keys is written in `meta_same`. */
-export function samePair(a: string, b: string): string {
-  return a < b ? `${a}=${b}` : `${b}=${a}`;
-}
+/** How a pair of different keys is written in `meta_same` (written once, in compare.ts). */
+export { samePair } from "./compare.ts";

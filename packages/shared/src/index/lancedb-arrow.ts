@@ -1,8 +1,8 @@
 /**
  * Chunk rows (lancedb-rows.ts) as an Arrow table, built column by column straight into typed
  * buffers. LanceDB's own conversion of plain objects (`makeArrowTable`) transposes the rows and
- * appends every value through Arrow's builders, one TextEncoder call per string (measured on a
- * batch of 1,024 chunk rows of 1 KB: 17.5 µs a row, against 2.2 µs here). This covers the types
+ * appends every value through Arrow's builders, one TextEncoder call per string: several times
+ * slower (docs/benchmarks.md). This covers the types
  * of tableSchema only, and says so for any other.
  */
 import { type Data, DataType, type Field, RecordBatch, type Schema, Struct, Table, makeData, type Bool, type FixedSizeList, type Float32, type Int, type List, type Utf8 } from "apache-arrow";

@@ -15,16 +15,13 @@ import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
 import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../search/fusion.ts";
 import type { Hidden } from "./lancedb-tombstones.ts";
-import { HIT_COLUMN, chunkId, completeText, docKey, documentText, indexDimensionMismatch, parseHit } from "./lancedb-rows.ts";
-
-/** First request size when the filter must be finished by the evaluator. */
-const MIN_INEXACT_LIMIT = 64;
+import { HIT_COLUMN, chunkId, completeText, documentText, indexDimensionMismatch, parseHit } from "./lancedb-rows.ts";
+import { fetchUntilKept, firstDepth } from "./deeper.ts";
+import { docKey, type DocumentKey } from "./versions.ts";
 
 /**
  * What a hit needs: its `hit` (key, offsets, citation and metadata in one column, see hitJson)
- * and its text. Each column a query returns is another read of every hit's row: on 200,000
- * rows, 8 searches at once, the six columns `hit` packs, with the text, did 240-270 searches a
- * second, these two 282-320 (bench:kept).
+ * and its text. Each column a query returns is another read of every hit's row (docs/benchmarks.md).
  */
 const HIT_COLUMNS = [HIT_COLUMN, "text"];
 
@@ -40,10 +37,8 @@ type ChunkRow = ReturnType<typeof parseHit> & { text: string; _score?: number; _
 /** Plain objects: each field of an Arrow row is decoded again whenever it is read. */
 const chunkRows = (rows: HitRow[]): ChunkRow[] => rows.map((r) => ({ ...parseHit(r.hit), text: r.text, _score: r._score, _distance: r._distance }));
 
-type DocKey = { collection: string; docId: string };
-
 /** Rows of the given documents (an OR of one IN list per collection). */
-export function documentsWhere(docs: readonly DocKey[]): string | boolean {
+export function documentsWhere(docs: readonly DocumentKey[]): string | boolean {
   const byCollection = Map.groupBy(docs, (d) => d.collection);
   return or([...byCollection].map(([c, ds]) => `(collection = ${sqlString(c)} AND doc_id IN (${[...new Set(ds.map((d) => sqlString(d.docId)))].join(", ")}))`));
 }
@@ -62,7 +57,7 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   // With no condition but the collections, the search runs unfiltered and the collections are
   // checked after, fetching deeper until k pass: the same answer (a chunk's BM25 score does not
   // depend on the filter), without handing the full-text search an allow-list of nearly every
-  // row, which keeps it from pruning (measured: 17 instead of 135 searches/s at 100,000 rows).
+  // row, which keeps it from pruning (docs/benchmarks.md).
   let scopeOnly = compiled.where === null;
   let where = scopeOnly ? null : asWhere(and([inCollections(request.collections), compiled.where ?? true]));
   if (where === "false") return [];
@@ -96,23 +91,24 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   // until `want` pass or none are left.
   const engineExact = compiled.exact && hidden === null;
   let exact = engineExact && !scopeOnly;
-  let kept: ChunkRow[][];
   // An unfiltered first round asks for no more than it needs: when the collections searched are
-  // the whole table (as often), it is the only round, and a full-text search asked for 2k rows
-  // instead of k did a third fewer searches a second (200,000 rows, 8 at once).
-  for (let limit = exact || scopeOnly ? want : Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
-    const lists = await Promise.all(rankers.map((rank) => rank(limit)));
-    kept = lists.map((l) => l.filter(keep).slice(0, want));
-    if (exact || lists.every((l, i) => kept[i]!.length === want || l.length < limit)) break;
-    if (scopeOnly && limit >= 4 * want) {
+  // the whole table (as often), it is the only round, and asking for more slows every search.
+  const kept = await fetchUntilKept({
+    want,
+    first: firstDepth(want, exact || scopeOnly),
+    fetch: (limit) => Promise.all(rankers.map((rank) => rank(limit))),
+    keep: (lists) => lists.map((l) => l.filter(keep)),
+    final: () => exact,
+    deeper: (limit) => {
+      if (!scopeOnly || limit < 4 * want) return limit * 4;
       // The collections hold few of the best matches (a small collection in a large table):
       // let the engine filter them first after all, in one more, exact round.
       where = asWhere(inCollections(request.collections));
       scopeOnly = false;
       exact = engineExact;
-      limit = exact ? want / 4 : limit;
-    }
-  }
+      return exact ? want : limit * 4;
+    },
+  });
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
   return reciprocalRankFusion(kept, ({ key }) => chunkId(key.collection, key.docId, key.chunk), RRF_K, weights).slice(0, k).map(({ item, score }) => hitOf(item, score));
 }
@@ -162,7 +158,7 @@ async function sortedHeads(table: Table, where: string, exact: boolean, filter: 
     .map(({ r }) => r);
 }
 
-const keyOf = (r: HeadRow): DocKey => ({ collection: r.collection, docId: r.doc_id });
+const keyOf = (r: HeadRow): DocumentKey => ({ collection: r.collection, docId: r.doc_id });
 
 /** `hidden`: documents whose deletion is answered but not yet applied (lancedb-tombstones.ts), left out. */
 export async function findHeads(table: Table, request: FindRequest, hidden: Hidden | null = null): Promise<IndexedDocument[]> {
@@ -193,8 +189,8 @@ type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
 /**
  * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
  * doc_id, read as bare LanceDB does: the engine sorts the matches by the terms' columns alone,
- * without their collection, doc_id and texts, then the page's rows are taken by row id (measured
- * on 200,000 documents, 13,421 matches: 18 ms of LanceDB's CPU instead of 26). Null when that
+ * without their collection, doc_id and texts, then the page's rows are taken by row id (less of
+ * LanceDB's CPU than its sort with every column: docs/benchmarks.md). Null when that
  * cannot give the page exactly: no terms, a run of equal sort values across either edge of the
  * page (collection and doc_id would order it, and they were not read), or a row gone between the
  * two reads (a row id names a row of one fragment: a delete or a compaction made meanwhile
@@ -236,7 +232,7 @@ export async function* scanHeads(table: Table, request: ScanRequest, hidden: Hid
   const { where, exact, order } = headsQuery(request, hidden);
   if (where === "false") return;
   const size = Math.max(1, request.batch);
-  let keys: DocKey[] = [];
+  let keys: DocumentKey[] = [];
   const flush = async () => {
     const docs = keys.length === 0 ? [] : await readDocuments(table, keys);
     keys = [];
@@ -285,7 +281,7 @@ function documentOf(head: TextRow, rows: readonly TextRow[], partial = false): I
 }
 
 /** The documents whole, in the order given; one read of all their rows. */
-async function readDocuments(table: Table, docs: DocKey[]): Promise<IndexedDocument[]> {
+async function readDocuments(table: Table, docs: DocumentKey[]): Promise<IndexedDocument[]> {
   const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(TEXT_COLUMNS).toArray()) as TextRow[];
   const byDoc = Map.groupBy(rows, (r) => docKey(r.collection, r.doc_id));
   return docs.flatMap(({ collection, docId }) => {
@@ -365,7 +361,7 @@ export async function* inventoryOf(table: Table, scope: InventoryScope, batch: n
 }
 
 /** Each of these documents that has a head: its newest version, and its chunk rows of any version. */
-async function countChunks(table: Table, docs: DocKey[]): Promise<IndexEntry[]> {
+async function countChunks(table: Table, docs: DocumentKey[]): Promise<IndexEntry[]> {
   if (docs.length === 0) return [];
   const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(["collection", "doc_id", "version", "chunk", "head"]).toArray()) as
     { collection: string; doc_id: string; version: bigint | number; chunk: number; head: boolean }[];

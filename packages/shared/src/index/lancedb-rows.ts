@@ -1,6 +1,6 @@
 /**
  * The rows of the LanceDB chunk table: one per chunk, every collection in one table, each row
- * carrying its document's version and metadata (lancedb-columns.ts) so filters apply to chunks
+ * carrying its document's version and metadata (filter/lancedb-columns.ts) so filters apply to chunks
  * before ranking.
  *
  * Text is stored about once. Each chunk row holds its chunk's text (the BM25 index needs it);
@@ -31,7 +31,7 @@ export function tableSchema(dimensions: number | null, metadata?: Map<string, st
     field("version", new Int64()),
     field("sha256", new Utf8(), true),
     // A random id of the write that made the row: duplicates left by two writers racing are
-    // told apart by it (see LanceSearchIndex's #settleRaces).
+    // told apart by it (see settleRaces in lancedb-write.ts).
     field("writer", new Utf8()),
     field("chunk", new Int32()),
     field("head", new Bool()),
@@ -88,11 +88,6 @@ export function parseHit(hit: string): { key: { collection: string; docId: strin
 /** Deterministic and unambiguous: a new version's chunk i replaces the old chunk i in place. */
 export function chunkId(collection: string, docId: string, index: number): string {
   return JSON.stringify([collection, docId, index]);
-}
-
-/** A document's key, as a Map or Set key. */
-export function docKey(collection: string, docId: string): string {
-  return JSON.stringify([collection, docId]);
 }
 
 /** Vectors of another length than the index holds (or any vector, when it keeps none). */

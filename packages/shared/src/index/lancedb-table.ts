@@ -91,7 +91,7 @@ export async function openChunkTable(dir: string, dimensions: number | null, cac
  * The same table on a new connection, with caches of its own under the same bound. LanceDB
  * keeps memory for every table version a connection has seen until the connection is closed
  * (0.39: about 0.1 MiB a version), so a long-running process moves to a new one now and then
- * (LanceSearchIndex); what the old connection cached goes with it. Caches shared with the new
+ * (lancedb-connection.ts); what the old connection cached goes with it. Caches shared with the new
  * connection would hold stale index data up to the bound for good: in the soak, the API's
  * memory then did not come back down after the load.
  */

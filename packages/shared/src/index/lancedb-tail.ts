@@ -29,21 +29,21 @@ const indexed = (s: Sample) => s.total - s.rows;
 
 /**
  * Rows appended since LanceDB's full-text index was last updated are found by a flat scan that
- * every search repeats (tokenizing each row again: about 0.09 ms a row a search, bench:unindexed).
- * Right after a large load that tail is tens of thousands of rows, and the searches that scan it
- * also slow the maintenance run that would fold it in: eight searches at once took 21-22 s each
- * after a load of 200,000 documents. So a search that finds more than `aboveRows` rows waiting
+ * every search repeats (tokenizing each row again). Right after a large load that tail is tens of
+ * thousands of rows, and the searches that scan it also slow the maintenance run that would fold
+ * it in (figures: docs/benchmarks.md). So a search that finds more than `aboveRows` rows waiting
  * waits for a maintenance run to fold them in (for `maxWaitMs` at most), then runs on the indexed
  * table. While rows are still arriving (a load goes on), it waits only for a tail of at least half
  * the indexed rows and `whileAddingAbove` rows: during a load, while someone searches, a run starts
- * once the tail reaches both (LanceSearchIndex), and such a run costs less than scanning such a tail
- * (a run costs about 0.023 ms a row of the table, a scan 0.09 ms a row of the tail); a shorter
- * tail is scanned at once. A run that leaves more than `aboveRows` rows waiting (they came while
- * it ran) does not end the wait: the one after it does. A wait that ran out is not repeated until a run changes the indexed rows (maintenance may
- * be failing, or done by a process that stopped).
+ * once the tail reaches both (lancedb-maintenance-policy.ts), and such a run costs less than
+ * scanning such a tail (a run costs about a quarter as much a row of the table as a scan a row of
+ * the tail); a shorter tail is scanned at once. A run that leaves more than `aboveRows` rows
+ * waiting (they came while it ran) does not end the wait: the one after it does. A wait that ran
+ * out is not repeated until a run changes the indexed rows (maintenance may be failing, or done by
+ * a process that stopped).
  * A run costs in proportion to the table (compaction rewrites it), so the longest wait grows with
- * the table beyond `maxWaitRows`: at a million rows a run took 23 s on 2 cores, and a search
- * that gave up at 30 s on a slower evening scanned hundreds of thousands of rows beside it.
+ * the table beyond `maxWaitRows`: at a million rows a search that gave up at the default 30 s
+ * scanned hundreds of thousands of rows beside the run.
  *
  * `count` reads the number of rows not in the full-text index and the table's (LanceDB's index
  * statistics: read from the table's manifest, well under a millisecond). Searches at once share
@@ -95,8 +95,7 @@ export class TailWait {
       if (now.rows <= aboveRows) return;
       // A run committed, and more than aboveRows rows still wait: those that came while it ran.
       // The run that follows folds them in (writers start one once writes pause); scanning them
-      // meanwhile cost more than waiting for it: the first searches after a million-document
-      // load, on such a tail of about 300,000 rows, took 107 s. The wait starts over.
+      // meanwhile cost more than waiting for it (docs/benchmarks.md). The wait starts over.
       if (indexed(now) !== base) {
         base = indexed(now);
         deadline = Date.now() + longest(now);

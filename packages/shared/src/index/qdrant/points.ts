@@ -6,10 +6,10 @@ import { createHash } from "node:crypto";
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { ChunkInput, IndexedDocument, SearchHit, StoredChunk } from "../../ports.ts";
 import type { Metadata } from "../../domain/metadata.ts";
-import { sameValue } from "../../filter/compare.ts";
-import { samePair } from "../../filter/qdrant-payload.ts";
+import { samePair, sameValue } from "../../filter/compare.ts";
 import { KEY, KIND, VECTORS, type Kind } from "./schema.ts";
 import { documentVector } from "./sparse.ts";
+import { docKey } from "../versions.ts";
 
 type Payload = Record<string, unknown>;
 
@@ -29,7 +29,7 @@ export function pointId(collection: string, docId: string, version: number, chun
   return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-/** The derived keyword lists that make ISEMPTY and SAMEAS exact filters (see filter.ts). */
+/** The derived keyword lists that make ISEMPTY and SAMEAS exact filters (see filter/qdrant.ts). */
 export function derivedLists(metadata: Metadata): Payload {
   const keys = Object.keys(metadata).sort();
   const same: string[] = [];
@@ -102,7 +102,7 @@ export function versionPoints(doc: IndexedDocument, chunks: readonly ChunkInput[
  */
 export function newestOnly<P extends { payload?: Payload | null }>(points: readonly P[]): { kept: P[]; dropped: boolean } {
   const newest = new Map<string, number>();
-  const keyOf = (p: P) => JSON.stringify([p.payload?.[KEY.collection], p.payload?.[KEY.docId]]);
+  const keyOf = (p: P) => docKey(p.payload?.[KEY.collection] as string, p.payload?.[KEY.docId] as string);
   for (const p of points) {
     const key = keyOf(p);
     newest.set(key, Math.max(newest.get(key) ?? -Infinity, Number(p.payload?.[KEY.version])));

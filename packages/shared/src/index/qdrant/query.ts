@@ -65,7 +65,7 @@ export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filte
 
 /**
  * Each ranking as its own request of one batch, for a filter Qdrant cannot apply exactly: the
- * caller post-filters each list and fuses what passes with embed/fusion.ts.
+ * caller post-filters each list and fuses what passes (search/fusion.ts).
  */
 export function rankingBatch(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number): Schemas["QueryRequestBatch"] {
   return { searches: ranking.map((r) => ({ query: r.query, using: r.using, filter, limit, with_payload: true })) };

@@ -10,7 +10,7 @@
  *
  * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
  * document's metadata as given), and three keyword lists derived from the metadata that let
- * filters Qdrant has no operator for be exact (filter.ts): `meta_keys` (the keys present),
+ * filters Qdrant has no operator for be exact (filter/qdrant.ts): `meta_keys` (the keys present),
  * `meta_blank` (keys whose value is ""), `meta_same` ("a=b" for each pair of keys a < b holding
  * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`,
  * or `text_point` (the id of the chunk point holding it).

@@ -1,5 +1,5 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { ChunkInput, DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
@@ -14,7 +14,9 @@ import { derivedLists, headOf, hitOf, metadataOf, newestOnly, storedChunkOf, ver
 import { HEAD_PAYLOAD, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, metadataKey, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
-import { chunkCount, collectionFilter, docKey, documentFilter, inventoryFilter, supersededFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+import { fetchUntilKept, firstDepth } from "../deeper.ts";
+import { acceptHighest, docKey, newestVersions, supersededIn, type IndexItem as Item } from "../versions.ts";
+import { chunkCount, collectionFilter, documentFilter, inventoryFilter, supersededFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
 
 export interface QdrantIndexOptions {
   /** Used when no `client` is given. */
@@ -36,7 +38,6 @@ export interface QdrantIndexOptions {
 }
 
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
-type Item = { doc: IndexedDocument; chunks: ChunkInput[] };
 
 /** Known fields Qdrant can order by: range-indexed (schema.ts), one value of one type per document. */
 const ORDERABLE = new Set(Object.entries(KNOWN_FIELD_TYPES).flatMap(([field, type]) => (type === "integer" || type === "instant" ? [field] : [])));
@@ -49,14 +50,11 @@ const leanHeadOf = (point: Schemas["Record"]) => headOf({ ...point, payload: { [
 const compareHeads = (a: DocumentHead, b: DocumentHead, orderBy: readonly OrderTerm[]) =>
   compareForOrder(a.metadata, b.metadata, orderBy) || compareCodePoints(a.collection, b.collection) || compareCodePoints(a.docId, b.docId);
 
-/** First request size for a filter Qdrant applies only approximately; grows 4x a round. */
-const MIN_INEXACT_LIMIT = 64;
-
 /**
  * The SearchIndex on Qdrant (layout in schema.ts, requests in query.ts and write.ts). Filters
- * compile to Qdrant's (filter.ts); when the compiled filter may let through points the
+ * compile to Qdrant's (filter/qdrant.ts); when the compiled filter may let through points the
  * reference evaluator rejects, candidates are checked with `evaluate` and more are fetched
- * until enough pass or none are left, so the answer is the evaluator's.
+ * until enough pass or none are left (deeper.ts), so the answer is the evaluator's.
  */
 export class QdrantSearchIndex implements SearchIndex {
   readonly #client: QdrantApi;
@@ -108,18 +106,7 @@ export class QdrantSearchIndex implements SearchIndex {
     await this.#ensure();
     for (const { chunks } of items) for (const chunk of chunks) if (chunk.vector) this.#checkSize(chunk.vector.length);
     // Within the batch, a document's highest version alone is written.
-    const highest = new Map<string, number>();
-    for (const { doc } of items) {
-      const key = docKey(doc.collection, doc.docId);
-      highest.set(key, Math.max(highest.get(key) ?? -Infinity, doc.version));
-    }
-    const taken = new Set<string>();
-    const accepted = items.map(({ doc }) => {
-      const key = docKey(doc.collection, doc.docId);
-      if (highest.get(key) !== doc.version || taken.has(key)) return false;
-      taken.add(key); // the same version twice: written once
-      return true;
-    });
+    const accepted = acceptHighest(items);
     const chosen = items.filter((_, i) => accepted[i]);
     // write.ts: the chunks, then one request with the document points and the removal of what
     // they supersede.
@@ -136,7 +123,7 @@ export class QdrantSearchIndex implements SearchIndex {
     // gone, readers keep the newer one.
     const after = await this.#versions(chosen.map((i) => i.doc));
     for (const [i, { doc }] of items.entries()) {
-      if (!accepted[i] || (after.get(docKey(doc.collection, doc.docId)) ?? -Infinity) <= doc.version) continue;
+      if (!accepted[i] || !supersededIn(after, doc)) continue;
       await this.#delete(documentFilter(doc.collection, doc.docId, doc.version));
       accepted[i] = false;
     }
@@ -158,12 +145,8 @@ export class QdrantSearchIndex implements SearchIndex {
 
   /** The committed version of each document that has one. */
   async #versions(docs: Pick<IndexedDocument, "collection" | "docId">[]): Promise<Map<string, number>> {
-    const versions = new Map<string, number>();
-    for (const { payload } of await this.#scrollAll(versionsFilter(docs), VERSION_PAYLOAD)) {
-      const key = docKey(String(payload?.[KEY.collection]), String(payload?.[KEY.docId]));
-      versions.set(key, Math.max(versions.get(key) ?? -Infinity, Number(payload?.[KEY.version])));
-    }
-    return versions;
+    const points = await this.#scrollAll(versionsFilter(docs), VERSION_PAYLOAD);
+    return newestVersions(points.map(({ payload }) => ({ collection: String(payload?.[KEY.collection]), docId: String(payload?.[KEY.docId]), version: Number(payload?.[KEY.version]) })));
   }
 
   async #scrollAll(filter: Schemas["Filter"], payload?: Schemas["WithPayloadInterface"]): Promise<Schemas["Record"][]> {
@@ -257,12 +240,13 @@ export class QdrantSearchIndex implements SearchIndex {
     // An answer keeps each document's highest version (write.ts): when that leaves out points,
     // it is asked again, deeper, until k remain or no more match.
     if (compiled.exact) {
-      for (let limit = k; ; limit *= 4) {
-        const query = searchRequest(ranking, filter, limit, Math.max(limit, this.#fusion.depth));
-        const { points } = await this.#call("search", (c, name) => c.query(name, query));
-        const { kept } = newestOnly(points);
-        if (kept.length >= k || points.length < limit) return kept.slice(0, k).map(hitOf);
-      }
+      const [kept] = await fetchUntilKept({
+        want: k,
+        first: firstDepth(k, true),
+        fetch: async (limit) => [(await this.#call("search", (c, name) => c.query(name, searchRequest(ranking, filter, limit, Math.max(limit, this.#fusion.depth))))).points],
+        keep: ([points]) => [newestOnly(points!).kept],
+      });
+      return kept!.map(hitOf);
     }
     // Qdrant's filter lets through a superset: check each ranking's candidates with the
     // evaluator, fetching deeper until each has enough or has no more, then fuse what passed,
@@ -270,16 +254,19 @@ export class QdrantSearchIndex implements SearchIndex {
     const depth = Math.max(k, this.#fusion.depth);
     const want = ranking.length === 1 ? k : depth;
     const keep = (p: Point) => evaluate(request.filter, metadataOf(p.payload));
-    for (let limit = Math.max(MIN_INEXACT_LIMIT, 4 * want); ; limit *= 4) {
-      const lists = await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)));
-      // The newest version of a document among every list, so that two lists never show two versions.
-      const newest = new Set(newestOnly(lists.flatMap((l) => l.points)).kept);
-      const kept = lists.map((l) => l.points.filter((p) => newest.has(p) && keep(p)).slice(0, want));
-      if (!lists.every((l, i) => kept[i]!.length === want || l.points.length < limit)) continue;
-      if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
-      const fused = reciprocalRankFusion(kept, (p) => String(p.id), RRF_K, ranking.map((r) => r.weight)).slice(0, k);
-      return fused.map(({ item, score }) => hitOf({ ...item, score }));
-    }
+    const kept = await fetchUntilKept({
+      want,
+      first: firstDepth(want, false),
+      fetch: async (limit) => (await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)))).map((l) => l.points),
+      keep: (lists) => {
+        // The newest version of a document among every list, so that two lists never show two versions.
+        const newest = new Set(newestOnly(lists.flat()).kept);
+        return lists.map((points) => points.filter((p) => newest.has(p) && keep(p)));
+      },
+    });
+    if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
+    const fused = reciprocalRankFusion(kept, (p) => String(p.id), RRF_K, ranking.map((r) => r.weight)).slice(0, k);
+    return fused.map(({ item, score }) => hitOf({ ...item, score }));
   }
 
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {

@@ -100,6 +100,3 @@ export function chunkCount(chunks: readonly { index: number }[]): number {
 export function upsertBatches(points: readonly Schemas["PointStruct"][], limits: { points: number; bytes: number } = UPSERT_LIMITS): Schemas["PointStruct"][][] {
   return packBatches(points, (point) => Buffer.byteLength(JSON.stringify(point), "utf8"), { items: limits.points, cost: limits.bytes });
 }
-
-/** Key of a document across collections, for maps. */
-export const docKey = (collection: string, docId: string) => JSON.stringify([collection, docId]);
