@@ -59,7 +59,11 @@ async function indexedBy(svc: Service, n: number, t0: number): Promise<number> {
   return (performance.now() - t0) / 1000;
 }
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const p = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
@@ -75,10 +79,15 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
 async function viaCli(svc: Service, args: string[], n: number): Promise<Figures> {
   const state = mkdtempSync(path.join(work, "state-"));
   const t0 = performance.now();
-  const r = await run(process.execPath, [CLI, "--json", "load", "-c", COLLECTION, ...args], { DOCSTORE_URL: svc.url, DOCSTORE_TOKEN: TOKEN, XDG_STATE_HOME: state });
+  const r = await run(process.execPath, [CLI, "--json", "load", "-c", COLLECTION, ...args], {
+    DOCSTORE_URL: svc.url,
+    DOCSTORE_TOKEN: TOKEN,
+    XDG_STATE_HOME: state,
+  });
   const wall = (performance.now() - t0) / 1000;
   const summary = JSON.parse(r.stdout.trim().split("\n").at(-1) ?? "{}");
-  if (r.code !== 0 || summary.indexed + summary.failed !== n) throw new Error(`docstore load: exit ${r.code}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
+  if (r.code !== 0 || summary.indexed + summary.failed !== n)
+    throw new Error(`docstore load: exit ${r.code}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`);
   return { accepted: summary.send_seconds + (wall - summary.seconds), indexed: wall };
 }
 
@@ -90,7 +99,11 @@ async function textsBaseline(svc: Service, bodies: string[]): Promise<Figures> {
     Array.from({ length: 4 }, async () => {
       while (next < bodies.length) {
         const body = bodies[next++]!;
-        const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" }, body });
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          body,
+        });
         if (res.status !== 202) throw new Error(`bulk load: HTTP ${res.status} ${await res.text()}`);
         await res.arrayBuffer();
       }
@@ -103,12 +116,21 @@ async function textsBaseline(svc: Service, bodies: string[]): Promise<Figures> {
 async function curlBaseline(svc: Service, files: string[]): Promise<Figures> {
   const url = `${svc.url}/load_document_to_collection?collection_name=${COLLECTION}`;
   const config = path.join(work, "curl.conf");
-  writeFileSync(config, files.map((f) => `url = "${url}"\nheader = "Authorization: Bearer ${TOKEN}"\nform = "file=@${f}"\noutput = /dev/null\nwrite-out = "%{http_code}\\n"\n`).join("next\n"));
+  writeFileSync(
+    config,
+    files
+      .map(
+        (f) =>
+          `url = "${url}"\nheader = "Authorization: Bearer ${TOKEN}"\nform = "file=@${f}"\noutput = /dev/null\nwrite-out = "%{http_code}\\n"\n`,
+      )
+      .join("next\n"),
+  );
   const t0 = performance.now();
   const r = await run("curl", ["-s", "--parallel", "--parallel-max", String(CONCURRENCY), "-K", config]);
   const accepted = (performance.now() - t0) / 1000;
   const codes = r.stdout.trim().split("\n");
-  if (codes.length !== files.length || codes.some((c) => c !== "202")) throw new Error(`curl: ${codes.filter((c) => c !== "202").length} of ${codes.length} answers not 202: ${r.stderr.slice(0, 500)}`);
+  if (codes.length !== files.length || codes.some((c) => c !== "202"))
+    throw new Error(`curl: ${codes.filter((c) => c !== "202").length} of ${codes.length} answers not 202: ${r.stderr.slice(0, 500)}`);
   return { accepted, indexed: await indexedBy(svc, files.length, t0) };
 }
 
@@ -119,11 +141,15 @@ function verdict(what: string, base: Figures[], tool: Figures[], target: number)
   const sum = (fs: Figures[], k: keyof Figures) => fs.reduce((s, f) => s + f[k], 0);
   const indexed = sum(base, "indexed") / sum(tool, "indexed");
   const accepted = sum(base, "accepted") / sum(tool, "accepted");
-  console.log(`  ${what}: the tool reaches ${fmt(indexed, 2)} of the service's end-to-end rate (target ≥ ${target}: ${indexed >= target ? "met" : "NOT met"}); ${fmt(accepted, 2)} of its acceptance rate`);
+  console.log(
+    `  ${what}: the tool reaches ${fmt(indexed, 2)} of the service's end-to-end rate (target ≥ ${target}: ${indexed >= target ? "met" : "NOT met"}); ${fmt(accepted, 2)} of its acceptance rate`,
+  );
 }
 
 try {
-  console.log(`docstore CLI bench: ${fmt(TEXTS)} texts, ${fmt(FILES)} files, ${ROUNDS} round(s); Node ${process.version}; one run, same machine`);
+  console.log(
+    `docstore CLI bench: ${fmt(TEXTS)} texts, ${fmt(FILES)} files, ${ROUNDS} round(s); Node ${process.version}; one run, same machine`,
+  );
   // Texts: one JSONL file for the tool, the same documents as request bodies for the baseline.
   const sentences = sentencesOf(scifact().corpus);
   const jsonl: string[] = [];

@@ -37,7 +37,14 @@ console.log(`kept table: ${fmt(await table.countRows())} rows; full-text searche
 for (let round = 1; round <= rounds; round++) {
   for (const [name, columns] of COLUMNS) {
     const search = async (i: number) =>
-      (await table.query().fullTextSearch(new MatchQuery(terms[i % terms.length]!, "text", { operator: Operator.Or })).select([...columns, "_score"]).limit(10).toArray()).length;
+      (
+        await table
+          .query()
+          .fullTextSearch(new MatchQuery(terms[i % terms.length]!, "text", { operator: Operator.Or }))
+          .select([...columns, "_score"])
+          .limit(10)
+          .toArray()
+      ).length;
     await pool(CONCURRENCY, 16, 0, search);
     console.log(`  round ${round}, ${name.padEnd(40)} ${rate(await pool(CONCURRENCY, queries.length, seconds, search))}`);
   }
@@ -50,7 +57,10 @@ const svc = await startService({ env: serviceEnv(), dataDir });
 try {
   const pid = svc.proc.pid!;
   const threads = () => threadTicks(pid);
-  const calls: [string, (i: number) => Promise<number>][] = [["search", searchCall(svc, queries, undefined)], [`tag lookup (${TAG_TEXT}, limit 100)`, tagCall(svc)]];
+  const calls: [string, (i: number) => Promise<number>][] = [
+    ["search", searchCall(svc, queries, undefined)],
+    [`tag lookup (${TAG_TEXT}, limit 100)`, tagCall(svc)],
+  ];
   console.log(`the service on it (pid ${pid}), over HTTP, ${CONCURRENCY} clients; CPU ms a call per thread (10 ms ticks)`);
   for (const [name, call] of calls) {
     await pool(CONCURRENCY, 16, 0, call);
@@ -65,7 +75,9 @@ try {
         .map(([thread, t]) => [thread, ((t - (before.get(thread) ?? 0)) * 10) / made] as const)
         .filter(([, ms]) => ms >= 0.01)
         .map(([thread, ms]) => `${thread} ${fmt(ms, 2)}`);
-      console.log(`  ${name}, round ${round}: ${rate(r)}; ${per.join(", ")}; this client ${fmt((used.user + used.system) / 1000 / made, 2)}`);
+      console.log(
+        `  ${name}, round ${round}: ${rate(r)}; ${per.join(", ")}; this client ${fmt((used.user + used.system) / 1000 / made, 2)}`,
+      );
     }
   }
 } finally {

@@ -47,8 +47,21 @@ interface Service {
  */
 async function start({ dir: checkout, nodeArgs }: (typeof checkouts)[number]): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "docstore-turns-"));
-  const env = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", API_TOKENS: TOKEN, MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "4194304" };
-  const proc = spawn(process.execPath, [...nodeArgs, path.join(checkout, "packages/api/src/main.ts")], { cwd: checkout, env, stdio: ["ignore", "pipe", "pipe"] });
+  const env = {
+    PATH: process.env.PATH ?? "",
+    TMPDIR: tmpdir(),
+    PORT: "0",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    API_TOKENS: TOKEN,
+    MALLOC_ARENA_MAX: "2",
+    MALLOC_MMAP_THRESHOLD_: "4194304",
+  };
+  const proc = spawn(process.execPath, [...nodeArgs, path.join(checkout, "packages/api/src/main.ts")], {
+    cwd: checkout,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -114,11 +127,15 @@ async function burst(svc: Service): Promise<{ rps: number; apiUs: number; cores:
     method: "POST",
     duration: seconds,
     headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) },
+    ],
   });
   const wall = (performance.now() - t0) / 1000;
   const after = threadTicks(svc.proc.pid!);
-  const used = [...after].map(([name, ticks]) => [name, (ticks - (before.get(name) ?? 0)) / 100 / wall] as const).filter(([, c]) => c >= 0.02);
+  const used = [...after]
+    .map(([name, ticks]) => [name, (ticks - (before.get(name) ?? 0)) / 100 / wall] as const)
+    .filter(([, c]) => c >= 0.02);
   used.sort((a, b) => b[1] - a[1]);
   const own = process.cpuUsage(client);
   used.push(["client", (own.user + own.system) / 1e6 / wall]);
@@ -149,7 +166,9 @@ async function main() {
     }
     for (let i = 0; i < checkouts.length; i++) {
       const ratios = rates[i]!.map((r, k) => r / rates[0]![k]!);
-      console.log(`${i}: median ${fmt(median(rates[i]!))} req/s; to 0, by round: median ${fmt(median(ratios), 2)} (${fmt(Math.min(...ratios), 2)}-${fmt(Math.max(...ratios), 2)})`);
+      console.log(
+        `${i}: median ${fmt(median(rates[i]!))} req/s; to 0, by round: median ${fmt(median(ratios), 2)} (${fmt(Math.min(...ratios), 2)}-${fmt(Math.max(...ratios), 2)})`,
+      );
     }
   } finally {
     for (const s of services) await stop(s);

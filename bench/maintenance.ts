@@ -22,7 +22,11 @@ import { scaleBatches, sentencesOf, type ScaleDoc } from "./parts/scale-corpus.t
 const n = Number(process.env.N ?? 100_000);
 const tail = Number(process.env.TAIL ?? 60_000);
 const rounds = Number(process.env.ROUNDS ?? 2);
-for (const [name, value] of [["N", n], ["TAIL", tail], ["ROUNDS", rounds]] as const) {
+for (const [name, value] of [
+  ["N", n],
+  ["TAIL", tail],
+  ["ROUNDS", rounds],
+] as const) {
   if (!Number.isInteger(value) || value < 1) throw new Error(`${name}: a positive integer, not ${value}`);
 }
 
@@ -38,7 +42,9 @@ async function compare() {
     ["a worker a core", { ...env, LANCE_CPU_THREADS: String(cores), TOKIO_WORKER_THREADS: String(cores) }, false],
     ["the service's", env, true],
   ];
-  console.log(`bare LanceDB, ${cores} cores: ${fmt(n)} rows with a full-text index, ${fmt(tail)} more in fragments of 1,000, then optimize() beside one client appending 500 rows a call and two reading 10 rows by a filter`);
+  console.log(
+    `bare LanceDB, ${cores} cores: ${fmt(n)} rows with a full-text index, ${fmt(tail)} more in fragments of 1,000, then optimize() beside one client appending 500 rows a call and two reading 10 rows by a filter`,
+  );
   for (let round = 1; round <= rounds; round++) {
     for (const [label, childEnv, service] of settings) {
       const args = [import.meta.filename, "--one", service ? "service" : "plain"];
@@ -61,7 +67,9 @@ async function one(asTheService: boolean) {
     const db = await lancedb.connect(dir);
     const table = await db.createTable("docs", thousand());
     for (let rows = 1_000; rows < n; rows += 1_000) await table.add(thousand());
-    await table.createIndex("text", { config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }) });
+    await table.createIndex("text", {
+      config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }),
+    });
     await table.optimize();
     for (let rows = 0; rows < tail; rows += 1_000) await table.add(thousand());
     const appends: number[] = [];
@@ -82,7 +90,8 @@ async function one(asTheService: boolean) {
     const read = () => table.query().where("status = 'open'").select(["id"]).limit(10).toArray();
     await Promise.all([timed(appends, () => table.add(next())), timed(reads, read), timed(reads, read)]);
     const ms = await run;
-    const at = (list: number[], q: number) => fmt([...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? NaN);
+    const at = (list: number[], q: number) =>
+      fmt([...list].sort((a, b) => a - b)[Math.min(list.length - 1, Math.floor(q * list.length))] ?? NaN);
     const threads = `LANCE_CPU_THREADS ${process.env.LANCE_CPU_THREADS ?? "unset"}, TOKIO_WORKER_THREADS ${process.env.TOKIO_WORKER_THREADS ?? "unset"}`;
     console.log(
       `${threads}: optimize() ${fmt(ms)} ms; beside it ${fmt(appends.length)} appends (p50 ${at(appends, 0.5)}, max ${at(appends, 1)} ms), ` +

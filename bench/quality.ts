@@ -34,7 +34,9 @@ const { corpus, tests, qrels } = scifact();
 const train = scifact("train");
 const only = process.env.BENCH_ONLY;
 if (only !== undefined && only !== "lancedb" && only !== "qdrant") throw new Error(`BENCH_ONLY: lancedb or qdrant, not ${only}`);
-const backends: Backend[] = (["lancedb", "qdrant"] as const).filter((b) => (only ?? b) === b && (b === "lancedb" || qdrantSource() !== null));
+const backends: Backend[] = (["lancedb", "qdrant"] as const).filter(
+  (b) => (only ?? b) === b && (b === "lancedb" || qdrantSource() !== null),
+);
 if (only === "qdrant" && backends.length === 0) throw new Error("BENCH_ONLY=qdrant: set QDRANT_BIN or QDRANT_URL");
 
 const endpoint = process.env.BENCH_EMBEDDINGS_URL;
@@ -56,7 +58,8 @@ async function dimensionsOf(url: string, name: string): Promise<number> {
 
 function serviceEnv(): Record<string, string> {
   const env: Record<string, string> = { LOG_LEVEL: "warn", MAX_K: "1000" };
-  for (const name of ["HYBRID_DEPTH", "HYBRID_LEXICAL_WEIGHT", "HYBRID_DENSE_WEIGHT"]) if (process.env[name]) env[name] = process.env[name]!;
+  for (const name of ["HYBRID_DEPTH", "HYBRID_LEXICAL_WEIGHT", "HYBRID_DENSE_WEIGHT"])
+    if (process.env[name]) env[name] = process.env[name]!;
   if (!endpoint) return env;
   return {
     ...env,
@@ -74,7 +77,10 @@ async function load(svc: Service): Promise<void> {
   const documents = corpus.map((d) => ({ doc_id: d._id, text: `${d.title}\n\n${d.text}` }));
   const started = performance.now();
   for (let i = 0; i < documents.length; i += 1000) {
-    const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: COLLECTION }, json: { documents: documents.slice(i, i + 1000) } });
+    const r = await svc.request("POST", "/load_texts_to_collection", {
+      query: { collection_name: COLLECTION },
+      json: { documents: documents.slice(i, i + 1000) },
+    });
     if (r.status !== 202 && r.status !== 200) throw new Error(`load failed: ${r.status} ${JSON.stringify(r.body)}`);
   }
   let shown = 0;
@@ -122,7 +128,13 @@ async function run(backend: Backend, embedder: OpenAIEmbedder | null): Promise<M
     if (backend === "lancedb") {
       // The service stops first: its maintenance would remove table versions this reader is on.
       await svc.stop();
-      index = new LanceSearchIndex({ dir: config.index.dir, dimensions, maintainEveryMs: 0, maintainAfterRows: Infinity, fusion: config.search.fusion });
+      index = new LanceSearchIndex({
+        dir: config.index.dir,
+        dimensions,
+        maintainEveryMs: 0,
+        maintainAfterRows: Infinity,
+        fusion: config.search.fusion,
+      });
     } else {
       index = new QdrantSearchIndex({ ...config.qdrant, dimensions, fusion: config.search.fusion });
     }
@@ -148,10 +160,12 @@ function bareFts5(): Figures {
   const insert = db.prepare("INSERT INTO docs (id, body) VALUES (?, ?)");
   db.transaction(() => corpus.forEach((d) => insert.run(d._id, `${d.title}\n\n${d.text}`)))();
   const stmt = db.prepare<[string], { id: string }>("SELECT id FROM docs WHERE docs MATCH ? ORDER BY bm25(docs) LIMIT 100");
-  const runs = new Map(tests.map((q) => {
-    const match = [...new Set(q.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].map((w) => `"${w}"`).join(" OR ");
-    return [q.id, stmt.all(match).map((r) => r.id)];
-  }));
+  const runs = new Map(
+    tests.map((q) => {
+      const match = [...new Set(q.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].map((w) => `"${w}"`).join(" OR ");
+      return [q.id, stmt.all(match).map((r) => r.id)];
+    }),
+  );
   db.close();
   return score(runs, qrels);
 }
@@ -169,7 +183,9 @@ for (const backend of backends) results.set(backend, await run(backend, embedder
 await embedder?.close();
 
 const cell = (f: Figures | undefined) => (f ? `${fmt(f.ndcg10, 4)} / ${fmt(f.recall100, 4)}` : "-");
-const rows: string[][] = [["nDCG@10 / Recall@100", ...backends.map((b) => (b === "lancedb" ? "embedded (LanceDB)" : "distributed (Qdrant)"))]];
+const rows: string[][] = [
+  ["nDCG@10 / Recall@100", ...backends.map((b) => (b === "lancedb" ? "embedded (LanceDB)" : "distributed (Qdrant)"))],
+];
 const labels: Record<Mode, string> = { lexical: "lexical (BM25)", dense: "dense", hybrid: "hybrid (RRF)" };
 for (const mode of ["lexical", "dense", "hybrid"] as const) {
   if (backends.some((b) => results.get(b)!.has(mode))) rows.push([labels[mode], ...backends.map((b) => cell(results.get(b)!.get(mode)))]);

@@ -31,10 +31,14 @@ async function loadThroughput(svc: Service, text1k: (n: number) => string, echoR
     url: `${svc.url}/load_text_to_collection?collection_name=bench-load`,
     method: "POST",
     headers: auth,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(n++), metadata: { status: "open", priority: n % 5 } }) }) },
+    ],
   });
   const ratio = load.requests.average / echoRps;
-  console.log(`load_text_to_collection: ${fmt(load.requests.average)} req/s; bare Express echo: ${fmt(echoRps)} req/s; ratio ${fmt(ratio, 2)} (target >= 0.3)`);
+  console.log(
+    `load_text_to_collection: ${fmt(load.requests.average)} req/s; bare Express echo: ${fmt(echoRps)} req/s; ratio ${fmt(ratio, 2)} (target >= 0.3)`,
+  );
 }
 
 /** Waits until nothing is pending anywhere, so the next measurement starts from an idle queue. */
@@ -48,7 +52,8 @@ async function drain(svc: Service, label: string) {
     if (pending === 0) break;
     await new Promise((res) => setTimeout(res, 200));
   }
-  if (backlog > 0) console.log(`  (${label}: a backlog of ${fmt(backlog)} queued documents indexed in ${fmt((performance.now() - started) / 1000, 1)} s)`);
+  if (backlog > 0)
+    console.log(`  (${label}: a backlog of ${fmt(backlog)} queued documents indexed in ${fmt((performance.now() - started) / 1000, 1)} s)`);
 }
 
 async function waitIndexed(svc: Service, collection: string, total: number) {
@@ -70,7 +75,9 @@ async function endToEnd(svc: Service, corpusCollection: string, queries: string[
     while (searching) {
       await new Promise((r) => setTimeout(r, 50));
       const t = performance.now();
-      await svc.request("GET", "/get_relevant_documents", { query: { query: queries[i++ % queries.length]!, collection_names: corpusCollection, k: 10 } });
+      await svc.request("GET", "/get_relevant_documents", {
+        query: { query: queries[i++ % queries.length]!, collection_names: corpusCollection, k: 10 },
+      });
       latencies.push(performance.now() - t);
     }
   })();
@@ -81,7 +88,9 @@ async function endToEnd(svc: Service, corpusCollection: string, queries: string[
     method: "POST",
     headers: auth,
     amount: N,
-    requests: [{ setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(1_000_000 + n++), metadata: { priority: n % 7 } }) }) }],
+    requests: [
+      { setupRequest: (req) => ({ ...req, body: JSON.stringify({ text: text1k(1_000_000 + n++), metadata: { priority: n % 7 } }) }) },
+    ],
   });
   await waitIndexed(svc, "bench-e2e", N);
   const seconds = (performance.now() - started) / 1000;
@@ -93,7 +102,12 @@ async function endToEnd(svc: Service, corpusCollection: string, queries: string[
   console.log(`search latency under that load (${fmt(latencies.length)} searches): p50 ${fmt(p(0.5), 1)} ms, p99 ${fmt(p(0.99), 1)} ms`);
 }
 
-async function searchThroughput(svc: Service, collection: string, corpus: { _id: string; title: string; text: string }[], queries: string[]) {
+async function searchThroughput(
+  svc: Service,
+  collection: string,
+  corpus: { _id: string; title: string; text: string }[],
+  queries: string[],
+) {
   // The engine's ceiling: a bare FTS5 table of the same corpus, the query's words ORed, top 10.
   const dir = mkdtempSync(path.join(tmpdir(), "bench-fts-"));
   const db = new Database(path.join(dir, "bare.sqlite"));
@@ -114,15 +128,19 @@ async function searchThroughput(svc: Service, collection: string, corpus: { _id:
     url: `${svc.url}/get_relevant_documents`,
     connections: 8,
     headers: auth,
-    requests: [{
-      setupRequest: (req) => ({
-        ...req,
-        path: `/get_relevant_documents?k=10&collection_names=${collection}&query=${encodeURIComponent(queries[i++ % queries.length]!)}`,
-      }),
-    }],
+    requests: [
+      {
+        setupRequest: (req) => ({
+          ...req,
+          path: `/get_relevant_documents?k=10&collection_names=${collection}&query=${encodeURIComponent(queries[i++ % queries.length]!)}`,
+        }),
+      },
+    ],
   });
   const ratio = http.requests.average / bareQps;
-  console.log(`get_relevant_documents (SciFact, 300 test queries): ${fmt(http.requests.average)} req/s over HTTP; bare FTS5 loop: ${fmt(bareQps)} queries/s; ratio ${fmt(ratio, 2)} (target >= 0.6)`);
+  console.log(
+    `get_relevant_documents (SciFact, 300 test queries): ${fmt(http.requests.average)} req/s over HTTP; bare FTS5 loop: ${fmt(bareQps)} queries/s; ratio ${fmt(ratio, 2)} (target >= 0.6)`,
+  );
 }
 
 async function main() {
@@ -137,7 +155,10 @@ async function main() {
   try {
     const documents = corpus.map((d) => ({ doc_id: d._id, text: `${d.title}\n\n${d.text}` }));
     for (let i = 0; i < documents.length; i += 1000) {
-      await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: "scifact", wait: "true" }, json: { documents: documents.slice(i, i + 1000) } });
+      await svc.request("POST", "/load_texts_to_collection", {
+        query: { collection_name: "scifact", wait: "true" },
+        json: { documents: documents.slice(i, i + 1000) },
+      });
     }
     if (!only || only === "load") {
       await loadThroughput(svc, texts1k(corpus), echoRps);

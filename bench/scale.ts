@@ -41,8 +41,12 @@ if (process.env.SCALE_CHILD === "lancedb") {
   const figures = await lancedbFigures(opts);
   process.send!(figures, () => process.disconnect());
 } else {
-  console.log(`docstore scale bench: N=${fmt(opts.n)} documents of ~1 KB from ${fmt(opts.sentences.length)} SciFact sentences; Node ${process.version}; one run, same machine`);
-  console.log(`query sets, ${opts.queries.length} SciFact test queries, 8 at once, >= ${opts.seconds} s each: search k=10; search k=10 with "${FILTER_TEXT}"; tag lookup "${TAG_TEXT}" limit 100`);
+  console.log(
+    `docstore scale bench: N=${fmt(opts.n)} documents of ~1 KB from ${fmt(opts.sentences.length)} SciFact sentences; Node ${process.version}; one run, same machine`,
+  );
+  console.log(
+    `query sets, ${opts.queries.length} SciFact test queries, 8 at once, >= ${opts.seconds} s each: search k=10; search k=10 with "${FILTER_TEXT}"; tag lookup "${TAG_TEXT}" limit 100`,
+  );
   const wall = performance.now();
   if (versusQdrant) {
     const bare = only === "service" ? undefined : await bareQdrantFigures(opts);
@@ -59,11 +63,16 @@ if (process.env.SCALE_CHILD === "lancedb") {
 
 /** Bare LanceDB runs in a process of its own, so that its memory is its own. */
 function lancedbInChild(): Promise<SideFigures> {
-  const child = spawn(process.execPath, [import.meta.filename], { env: { ...process.env, SCALE_CHILD: "lancedb" }, stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = spawn(process.execPath, [import.meta.filename], {
+    env: { ...process.env, SCALE_CHILD: "lancedb" },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
   let figures: SideFigures | undefined;
   child.on("message", (m) => (figures = m as SideFigures));
   return new Promise((resolve, reject) => {
-    child.once("exit", (code, signal) => (figures ? resolve(figures) : reject(new Error(`the LanceDB side exited with ${code ?? signal}`))));
+    child.once("exit", (code, signal) =>
+      figures ? resolve(figures) : reject(new Error(`the LanceDB side exited with ${code ?? signal}`)),
+    );
   });
 }
 
@@ -79,23 +88,59 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
     rows.push([`${label} p99 ms`, cell(a?.p99, 1), cell(b?.p99, 1), ratio(a?.p99, b?.p99), p99Target]);
     rows.push([`${label} hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), "", ""]);
   };
-  rows.push(["indexed docs/s (end to end)", cell(ours?.indexedPerSec), cell(bare?.indexedPerSec), ratio(ours?.indexedPerSec, bare?.indexedPerSec), ">= 6,000 docs/s"]);
+  rows.push([
+    "indexed docs/s (end to end)",
+    cell(ours?.indexedPerSec),
+    cell(bare?.indexedPerSec),
+    ratio(ours?.indexedPerSec, bare?.indexedPerSec),
+    ">= 6,000 docs/s",
+  ]);
   rows.push(["  seconds to index all", cell(ours?.indexSeconds, 1), cell(bare?.indexSeconds, 1), "", ""]);
   rows.push(["accepted docs/s (202s)", cell(ours?.acceptedPerSec), "-", "", ""]);
   const first = (s: SideFigures | undefined) => (s ? `${fmt(s.first.p50, 0)} / ${fmt(s.first.p99, 0)}` : "-");
-  rows.push(["first 16 searches after the load, p50 / max ms", first(ours), first(bare), ratio(ours?.first.p99, bare?.first.p99), "max <= 1,000 ms"]);
+  rows.push([
+    "first 16 searches after the load, p50 / max ms",
+    first(ours),
+    first(bare),
+    ratio(ours?.first.p99, bare?.first.p99),
+    "max <= 1,000 ms",
+  ]);
   const during = ours?.during;
-  rows.push(["searches while loading, p50 / p99 / max ms", during ? `${fmt(during.p50, 0)} / ${fmt(during.p99, 0)} / ${fmt(during.max ?? NaN, 0)}` : "-", "-", "", "p99 <= 500 ms"]);
+  rows.push([
+    "searches while loading, p50 / p99 / max ms",
+    during ? `${fmt(during.p50, 0)} / ${fmt(during.p99, 0)} / ${fmt(during.max ?? NaN, 0)}` : "-",
+    "-",
+    "",
+    "p99 <= 500 ms",
+  ]);
   rates("search", (s) => s.search, ">= 0.7 of bare", "<= 100 ms");
   const settled = ours?.searchSettled;
-  rows.push(["  search q/s, again after the others", cell(settled?.qps), cell(bare?.search.qps), ratio(settled?.qps, bare?.search.qps), ">= 0.7 of bare"]);
-  rows.push(["  its p50 / p99 ms", settled ? `${fmt(settled.p50, 1)} / ${fmt(settled.p99, 1)}` : "-", bare ? `${fmt(bare.search.p50, 1)} / ${fmt(bare.search.p99, 1)}` : "-", "", "p99 <= 100 ms"]);
+  rows.push([
+    "  search q/s, again after the others",
+    cell(settled?.qps),
+    cell(bare?.search.qps),
+    ratio(settled?.qps, bare?.search.qps),
+    ">= 0.7 of bare",
+  ]);
+  rows.push([
+    "  its p50 / p99 ms",
+    settled ? `${fmt(settled.p50, 1)} / ${fmt(settled.p99, 1)}` : "-",
+    bare ? `${fmt(bare.search.p50, 1)} / ${fmt(bare.search.p99, 1)}` : "-",
+    "",
+    "p99 <= 100 ms",
+  ]);
   rates("filtered search", (s) => s.filtered, ">= 0.7 of bare");
   rates("tag lookup", (s) => s.tag, ">= 0.5 of bare");
   const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
   rows.push(["peak RSS MB (sampled)", mb(ours?.peakRss), mb(bare?.peakRss), ratio(ours?.peakRss, bare?.peakRss), "<= 1,536 MB"]);
   rows.push(["VmHWM MB", mb(ours?.hwm), mb(bare?.hwm), ratio(ours?.hwm, bare?.hwm), "<= 1,536 MB"]);
-  rows.push([ours ? `disk MB (maintenance settled, ${fmt(ours.settleSeconds)} s later)` : "disk MB", mb(ours?.disk), mb(bare?.disk), ratio(ours?.disk, bare?.disk), ""]);
+  rows.push([
+    ours ? `disk MB (maintenance settled, ${fmt(ours.settleSeconds)} s later)` : "disk MB",
+    mb(ours?.disk),
+    mb(bare?.disk),
+    ratio(ours?.disk, bare?.disk),
+    "",
+  ]);
   rows.push(["  right after the query sets (WAL included)", mb(ours?.diskRunning), "-", "", ""]);
   rows.push(["raw text MB", mb(ours?.rawBytes ?? bare?.rawBytes), "", "", ""]);
   const raw = ours?.rawBytes ?? bare?.rawBytes;
@@ -110,13 +155,31 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
   const rows: [string, string, string, string][] = [["figure", "docstore on Qdrant", "bare Qdrant", "ratio"]];
   const cell = (v: number | undefined, digits = 0) => (v === undefined ? "-" : fmt(v, digits));
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "-" : fmt(a / b, 2));
-  rows.push(["indexed docs/s (end to end), one worker", cell(one.indexedPerSec), cell(bare?.indexedPerSec), ratio(one.indexedPerSec, bare?.indexedPerSec)]);
-  rows.push(["indexed docs/s (end to end), two workers", cell(two.indexedPerSec), cell(bare?.indexedPerSec), ratio(two.indexedPerSec, bare?.indexedPerSec)]);
+  rows.push([
+    "indexed docs/s (end to end), one worker",
+    cell(one.indexedPerSec),
+    cell(bare?.indexedPerSec),
+    ratio(one.indexedPerSec, bare?.indexedPerSec),
+  ]);
+  rows.push([
+    "indexed docs/s (end to end), two workers",
+    cell(two.indexedPerSec),
+    cell(bare?.indexedPerSec),
+    ratio(two.indexedPerSec, bare?.indexedPerSec),
+  ]);
   rows.push(["  two workers / one", "", "", ratio(two.indexedPerSec, one.indexedPerSec)]);
   rows.push(["  accepted docs/s (202s), two workers", cell(two.acceptedPerSec), "", ""]);
-  for (const [label, f] of [["one worker", one], ["two workers", two]] as const) {
+  for (const [label, f] of [
+    ["one worker", one],
+    ["two workers", two],
+  ] as const) {
     const c = f.cpuPerThousand;
-    rows.push([`CPU s per 1,000 docs, ${label}: Qdrant / workers / API / Redis`, `${fmt(c.qdrant, 2)} / ${fmt(c.workers, 2)} / ${fmt(c.api, 2)} / ${fmt(c.redis, 2)}`, cell(bare?.cpuPerThousand, 2), ""]);
+    rows.push([
+      `CPU s per 1,000 docs, ${label}: Qdrant / workers / API / Redis`,
+      `${fmt(c.qdrant, 2)} / ${fmt(c.workers, 2)} / ${fmt(c.api, 2)} / ${fmt(c.redis, 2)}`,
+      cell(bare?.cpuPerThousand, 2),
+      "",
+    ]);
   }
   const rates = (label: string, a: Rate | undefined, b: Rate | undefined) => {
     rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps)]);
@@ -132,6 +195,8 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
   rows.push(["Qdrant peak RSS MB", mb(two.qdrantPeakRss), mb(bare?.peakRss), ratio(two.qdrantPeakRss, bare?.peakRss)]);
   rows.push(["Qdrant storage MB", mb(two.qdrantDisk), mb(bare?.disk), ratio(two.qdrantDisk, bare?.disk)]);
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  console.log(`\nN=${fmt(opts.n)}  (docstore: API, BullMQ on Redis, worker processes; searched on the two-worker deployment; 8 concurrent clients)`);
+  console.log(
+    `\nN=${fmt(opts.n)}  (docstore: API, BullMQ on Redis, worker processes; searched on the two-worker deployment; 8 concurrent clients)`,
+  );
   for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
 }

@@ -27,7 +27,9 @@ const options: SoakOptions = {
 };
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => process.exit(130));
 
-console.log(`docstore soak bench: ${options.loaders} loading clients, ${options.texts} texts and ${options.files} files into ${options.collections} collections; ${options.searchers} searching, ${options.fetchers} fetching by filter, ${options.deleters} deleting; Node ${process.version}; one run a mode`);
+console.log(
+  `docstore soak bench: ${options.loaders} loading clients, ${options.texts} texts and ${options.files} files into ${options.collections} collections; ${options.searchers} searching, ${options.fetchers} fetching by filter, ${options.deleters} deleting; Node ${process.version}; one run a mode`,
+);
 const rounds = int("SOAK_ROUNDS", 1);
 for (const mode of modes) {
   const svc = await startService({ mode, env: { LOG_LEVEL: "error" } });
@@ -36,7 +38,9 @@ for (const mode of modes) {
       const { figures, ledger } = await runSoak(svc, options, console.log);
       await auditSoak(svc, ledger, figures);
       console.log(soakReport(rounds > 1 ? `${mode}, round ${round}` : mode, figures).join("\n"));
-      console.log(`  audit: every acknowledged document not deleted held once and found by its marker; the deleted gone from catalog, index and blob store (0 lost, 0 doubled)`);
+      console.log(
+        `  audit: every acknowledged document not deleted held once and found by its marker; the deleted gone from catalog, index and blob store (0 lost, 0 doubled)`,
+      );
     }
     const trail = [rssMb(svc.proc.pid)];
     for (const wait of [25, 30, 30]) {

@@ -29,14 +29,18 @@ try {
   const started = performance.now();
   await send(api, bodies, sending);
   const acceptSeconds = (performance.now() - started) / 1000;
-  console.log(`accepted alone: ${fmt(sending.accepted)} in ${fmt(acceptSeconds, 1)} s, ${fmt(sending.accepted / acceptSeconds)} docs/s; CPU s by thread: ${cpuByThread(api)}`);
+  console.log(
+    `accepted alone: ${fmt(sending.accepted)} in ${fmt(acceptSeconds, 1)} s, ${fmt(sending.accepted / acceptSeconds)} docs/s; CPU s by thread: ${cpuByThread(api)}`,
+  );
   await api.stop();
 
   const service = await startService({ dataDir, env: serviceEnv() });
   const begun = performance.now();
   const counts = await settled(service, sending.accepted);
   const indexSeconds = (performance.now() - begun) / 1000;
-  console.log(`indexed alone: ${fmt(counts.ready)} ready, ${fmt(counts.failed)} failed in ${fmt(indexSeconds, 1)} s, ${fmt(counts.ready / indexSeconds)} docs/s; CPU s by thread: ${cpuByThread(service)}`);
+  console.log(
+    `indexed alone: ${fmt(counts.ready)} ready, ${fmt(counts.failed)} failed in ${fmt(indexSeconds, 1)} s, ${fmt(counts.ready / indexSeconds)} docs/s; CPU s by thread: ${cpuByThread(service)}`,
+  );
   await service.stop();
   console.log(`one after the other: ${fmt(sending.accepted / (acceptSeconds + indexSeconds))} docs/s end to end`);
 } finally {

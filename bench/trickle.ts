@@ -73,13 +73,16 @@ interface Figures {
 async function trickle(docs: ScaleDoc[], restFactor: number | undefined): Promise<Figures> {
   let runs = 0;
   // Each run ends with this line; warnings and errors are shown.
-  const logger = createLogger("info", new Writable({
-    write(line: Buffer, _encoding, done) {
-      if (line.includes('"msg":"search index maintained"')) runs++;
-      else if (!line.includes('"level":30')) process.stderr.write(line);
-      done();
-    },
-  }));
+  const logger = createLogger(
+    "info",
+    new Writable({
+      write(line: Buffer, _encoding, done) {
+        if (line.includes('"msg":"search index maintained"')) runs++;
+        else if (!line.includes('"level":30')) process.stderr.write(line);
+        done();
+      },
+    }),
+  );
   const index = new LanceSearchIndex({ dir, dimensions: null, soleWriter: true, restFactor, keepVersionsMs, logger });
   try {
     // From a maintained table: the last trickle's rows folded in, the fragments merged, old versions removed.
@@ -127,7 +130,9 @@ async function trickle(docs: ScaleDoc[], restFactor: number | undefined): Promis
 try {
   const docs: ScaleDoc[] = [];
   for (const b of scaleBatches(sentencesOf(corpus), n + 2 * writes * batch, 1_024)) docs.push(...b);
-  console.log(`docstore trickle bench: ${fmt(n)} documents of ~1 KB in the embedded index, then ${batch} more every ${fmt(everyMs)} ms for ${seconds} s, one client searching every 200 ms; Node ${process.version}`);
+  console.log(
+    `docstore trickle bench: ${fmt(n)} documents of ~1 KB in the embedded index, then ${batch} more every ${fmt(everyMs)} ms for ${seconds} s, one client searching every 200 ms; Node ${process.version}`,
+  );
   const loader = new LanceSearchIndex({ dir, dimensions: null, soleWriter: true, maintainEveryMs: 0 });
   const t0 = Date.now();
   for (let i = 0; i < n; i += 1_024) await loader.indexDocuments(docs.slice(i, Math.min(n, i + 1_024)).map(item));
@@ -142,10 +147,14 @@ try {
     const from = n + i * writes * batch;
     results.push(await trickle(docs.slice(from, from + writes * batch), restFactor));
     const r = results.at(-1)!;
-    console.log(`  ${name}: ${r.runs} runs, ${fmt(r.cpuSeconds, 1)} CPU s, ${fmt(r.writtenMB)} MB written, search p50 / p99 ${fmt(r.p50, 1)} / ${fmt(r.p99, 1)} ms (${r.searches}), ${r.unindexed} rows unindexed at the end`);
+    console.log(
+      `  ${name}: ${r.runs} runs, ${fmt(r.cpuSeconds, 1)} CPU s, ${fmt(r.writtenMB)} MB written, search p50 / p99 ${fmt(r.p50, 1)} / ${fmt(r.p99, 1)} ms (${r.searches}), ${r.unindexed} rows unindexed at the end`,
+    );
   }
   const [before, after] = results as [Figures, Figures];
-  console.log(`\nthe default rest against a run after every pause: CPU ${fmt(after.cpuSeconds / before.cpuSeconds, 2)}, bytes written ${fmt(after.writtenMB / before.writtenMB, 2)}, search p50 ${fmt(after.p50 / before.p50, 2)}, p99 ${fmt(after.p99 / before.p99, 2)}`);
+  console.log(
+    `\nthe default rest against a run after every pause: CPU ${fmt(after.cpuSeconds / before.cpuSeconds, 2)}, bytes written ${fmt(after.writtenMB / before.writtenMB, 2)}, search p50 ${fmt(after.p50 / before.p50, 2)}, p99 ${fmt(after.p99 / before.p99, 2)}`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

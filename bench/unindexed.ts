@@ -33,12 +33,15 @@ const started = performance.now();
 const say = (line: string) => console.log(`${fmt((performance.now() - started) / 1000, 1).padStart(7)} s  ${line}`);
 const rate = (r: Rate) => `${fmt(r.qps, 1)} q/s, p50 ${fmt(r.p50, 0)} ms, p99 ${fmt(r.p99, 0)} ms, ${fmt(r.hits, 1)} hits a call`;
 
-console.log(`bare LanceDB: N=${fmt(n)} rows of ~1 KB, ${fmt(n - indexedRows)} of them appended after the full-text index; ${queries.length} SciFact test queries, ${CONCURRENCY} at once`);
+console.log(
+  `bare LanceDB: N=${fmt(n)} rows of ~1 KB, ${fmt(n - indexedRows)} of them appended after the full-text index; ${queries.length} SciFact test queries, ${CONCURRENCY} at once`,
+);
 try {
   const db = await lancedb.connect(dir);
   let table: lancedb.Table | undefined;
   let added = 0;
-  const buildIndex = (t: lancedb.Table) => t.createIndex("text", { config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }) });
+  const buildIndex = (t: lancedb.Table) =>
+    t.createIndex("text", { config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }) });
   // N rows for the table, and more from the same generator for the tails measured at the end.
   const batches = scaleBatches(sentencesOf(corpus), n + 30_000, BATCH);
   while (added < n) {
@@ -54,7 +57,14 @@ try {
   if (indexedRows === 0) await buildIndex(t);
   say(`loaded; full-text index: ${JSON.stringify(await t.indexStats("text_idx"))}`);
   const search = (limit: number) => async (i: number) =>
-    (await t.query().fullTextSearch(queries[i % queries.length]!).select(["id", "text", "_score"]).limit(limit).toArray()).length;
+    (
+      await t
+        .query()
+        .fullTextSearch(queries[i % queries.length]!)
+        .select(["id", "text", "_score"])
+        .limit(limit)
+        .toArray()
+    ).length;
   say(`search with the rows above unindexed (32 calls): ${rate(await pool(CONCURRENCY, 32, 0, search(10)))}`);
   const optimizing = performance.now();
   let optimized = 0;

@@ -53,7 +53,11 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
       },
     });
     const load = (token: string, collection: string, docId: string, text: string) =>
-      svc.request("POST", "/load_text_to_collection", { token, query: { collection_name: collection, doc_id: docId, wait: "true" }, json: { text, metadata: { status: "open" } } });
+      svc.request("POST", "/load_text_to_collection", {
+        token,
+        query: { collection_name: collection, doc_id: docId, wait: "true" },
+        json: { text, metadata: { status: "open" } },
+      });
     for (const [token, collection, id] of [
       [TEAM_A, a1, "a1-doc"],
       [TEAM_A, a2, "a2-doc"],
@@ -71,12 +75,22 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
   });
 
   it("enforces scopes: read searches and lists, write loads and deletes documents, admin deletes collections", async () => {
-    const search = await svc.request("GET", "/get_relevant_documents", { token: READER_A, query: { query: "quartz", collection_names: a1 } });
+    const search = await svc.request("GET", "/get_relevant_documents", {
+      token: READER_A,
+      query: { query: "quartz", collection_names: a1 },
+    });
     expect(search.status).toBe(200);
-    const load = await svc.request("POST", "/load_text_to_collection", { token: READER_A, query: { collection_name: a1 }, json: { text: "x" } });
+    const load = await svc.request("POST", "/load_text_to_collection", {
+      token: READER_A,
+      query: { collection_name: a1 },
+      json: { text: "x" },
+    });
     expect(load.status).toBe(403);
     expect(load.body.detail).toBe("this token lacks the 'write' scope");
-    const del = await svc.request("DELETE", "/delete_document_from_collection", { token: READER_A, query: { collection_name: a1, id_value: "a1-doc" } });
+    const del = await svc.request("DELETE", "/delete_document_from_collection", {
+      token: READER_A,
+      query: { collection_name: a1, id_value: "a1-doc" },
+    });
     expect(del.status).toBe(403);
     const drop = await svc.request("DELETE", "/delete_collection", { token: TEAM_B, query: { collection_name: b1 } });
     expect(drop.status).toBe(403);
@@ -128,7 +142,10 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
 
   it("lists only a restricted token's own collections", async () => {
     const names = async (token: string) =>
-      (await svc.request("GET", "/get_list_of_collection", { token })).body.collections.map((c: { name: string }) => c.name).filter((n: string) => n.includes(run)).sort();
+      (await svc.request("GET", "/get_list_of_collection", { token })).body.collections
+        .map((c: { name: string }) => c.name)
+        .filter((n: string) => n.includes(run))
+        .sort();
     expect(await names(TEAM_A)).toEqual([a1, a2]);
     expect(await names(READER_A)).toEqual([a1, a2]);
     expect(await names(TEAM_B)).toEqual([b1]);
@@ -138,7 +155,10 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
   });
 
   it("writes an audit line with the request id for each deletion and each refused token", async () => {
-    const doc = await svc.request("DELETE", "/delete_document_from_collection", { token: TEAM_A, query: { collection_name: a2, id_value: "a2-doc" } });
+    const doc = await svc.request("DELETE", "/delete_document_from_collection", {
+      token: TEAM_A,
+      query: { collection_name: a2, id_value: "a2-doc" },
+    });
     expect(doc.status).toBe(200);
     const docLine = await auditOf(svc, doc, "document.deleted");
     expect(docLine).toMatchObject({ collection: a2, doc_id: "a2-doc", method: "DELETE", path: "/delete_document_from_collection" });
@@ -157,7 +177,10 @@ describe.each<Mode>(["embedded", "distributed"])("access (%s mode)", (mode) => {
     expect(await auditOf(svc, none, "token.refused")).toMatchObject({ reason: expect.stringMatching(/^missing bearer token/) });
 
     const denied = await svc.request("DELETE", "/delete_collection", { token: TEAM_A, query: { collection_name: b1 } });
-    expect(await auditOf(svc, denied, "access.denied")).toMatchObject({ principal: docLine.principal, reason: expect.stringContaining(b1) });
+    expect(await auditOf(svc, denied, "access.denied")).toMatchObject({
+      principal: docLine.principal,
+      reason: expect.stringContaining(b1),
+    });
   });
 
   it("refuses a token of any length with a 401, never a server error", async () => {

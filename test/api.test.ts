@@ -60,13 +60,22 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         if (status.body.status === "ready") break;
         await new Promise((res) => setTimeout(res, 50));
       }
-      expect(status!.body).toMatchObject({ status: "ready", chunks: 1, metadata: { status: "open", priority: 2 }, content_type: "text/plain" });
+      expect(status!.body).toMatchObject({
+        status: "ready",
+        chunks: 1,
+        metadata: { status: "open", priority: 2 },
+        content_type: "text/plain",
+      });
     });
 
     it("uploads a Markdown file with metadata as multipart", async () => {
       const c = uniqueName();
       const form = new FormData();
-      form.append("file", new Blob(["# Runbook\n\nRestart the ingestion gateway when it stalls."], { type: "text/markdown" }), "runbook.md");
+      form.append(
+        "file",
+        new Blob(["# Runbook\n\nRestart the ingestion gateway when it stalls."], { type: "text/markdown" }),
+        "runbook.md",
+      );
       form.append("metadata", JSON.stringify({ type: "runbook", sys_id: "a1b2c3" }));
       const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, wait: "true" }, form });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -105,8 +114,15 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
 
     it("loads a batch of texts in one request", async () => {
       const c = uniqueName();
-      const documents = Array.from({ length: 30 }, (_, i) => ({ text: `batch item ${i} widget${i}`, doc_id: `b${i}`, metadata: { priority: i } }));
-      const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
+      const documents = Array.from({ length: 30 }, (_, i) => ({
+        text: `batch item ${i} widget${i}`,
+        doc_id: `b${i}`,
+        metadata: { priority: i },
+      }));
+      const r = await svc.request("POST", "/load_texts_to_collection", {
+        query: { collection_name: c, wait: "true" },
+        json: { documents },
+      });
       expect(r.status).toBe(200);
       expect(r.body.documents).toHaveLength(30);
       expect(r.body.documents.every((d: any) => d.status === "ready")).toBe(true);
@@ -121,15 +137,27 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
         { text: "unrelated", doc_id: "other" },
         { text: "final text mentions puffins", metadata: { sys_id: "twice", status: "final" } },
       ];
-      const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
-      expect(r.body.documents.map((d: any) => [d.doc_id, d.version])).toEqual([["twice", 1], ["other", 1], ["twice", 2]]);
+      const r = await svc.request("POST", "/load_texts_to_collection", {
+        query: { collection_name: c, wait: "true" },
+        json: { documents },
+      });
+      expect(r.body.documents.map((d: any) => [d.doc_id, d.version])).toEqual([
+        ["twice", 1],
+        ["other", 1],
+        ["twice", 2],
+      ]);
       const tag = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "" } });
-      expect(tag.body.documents.find((d: any) => d.doc_id === "twice")).toMatchObject({ text: "final text mentions puffins", metadata: { status: "final" } });
+      expect(tag.body.documents.find((d: any) => d.doc_id === "twice")).toMatchObject({
+        text: "final text mentions puffins",
+        metadata: { status: "final" },
+      });
     });
 
     it("splits a long text into chunks with offsets", async () => {
       const c = uniqueName();
-      const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} talks about topic${i} in some detail. `.repeat(8)).join("\n\n");
+      const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} talks about topic${i} in some detail. `.repeat(8)).join(
+        "\n\n",
+      );
       const doc = await loadText(c, paragraphs);
       expect(doc.chunks).toBeGreaterThan(1);
       const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "topic33", collection_names: c, k: 1 } });
@@ -181,8 +209,16 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       for (let i = 0; i < 5; i++) await loadText(c, `shared term zebra number ${i}`);
       const two = await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: c, k: 2 } });
       expect(two.body.results).toHaveLength(2);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "0"$/);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }), 400, /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "101"$/);
+      expectProblem(
+        await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 0 } }),
+        400,
+        /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "0"$/,
+      );
+      expectProblem(
+        await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", k: 101 } }),
+        400,
+        /^k: expected an integer from 1 to 100 \(the server's MAX_K\); received "101"$/,
+      );
       expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { k: 3 } }), 400, /query/);
       expectProblem(
         await svc.request("GET", "/get_relevant_documents", { query: { query: "zebra", collection_names: "no-such-collection" } }),
@@ -200,7 +236,9 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
     it("reports a malformed filter with its position", async () => {
       const c = uniqueName();
       await loadText(c, "something");
-      const r = await svc.request("GET", "/get_relevant_documents", { query: { query: "x", collection_names: c, metadata: "status=open^priority>high" } });
+      const r = await svc.request("GET", "/get_relevant_documents", {
+        query: { query: "x", collection_names: c, metadata: "status=open^priority>high" },
+      });
       expectProblem(r, 400, /^metadata: .*priority.* at position \d+/);
       expect(typeof r.body.position).toBe("number");
       const t = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "status" } });
@@ -211,11 +249,17 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
   describe("content by tag and listing", () => {
     it("returns matching documents in ORDERBY order, paginated", async () => {
       const c = uniqueName();
-      for (const p of [3, 1, 2, 5, 4]) await loadText(c, `ticket with priority ${p}`, { sys_id: `t${p}`, priority: p, status: p % 2 ? "open" : "closed" });
-      const all = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open^ORDERBYDESCpriority" } });
+      for (const p of [3, 1, 2, 5, 4])
+        await loadText(c, `ticket with priority ${p}`, { sys_id: `t${p}`, priority: p, status: p % 2 ? "open" : "closed" });
+      const all = await svc.request("GET", "/get_content_by_tag", {
+        query: { collection_name: c, tag_info: "status=open^ORDERBYDESCpriority" },
+      });
       expect(all.body.documents.map((d: any) => d.doc_id)).toEqual(["t5", "t3", "t1"]);
       expect(all.body.documents[0]).toMatchObject({ collection_name: c, text: "ticket with priority 5", metadata: { priority: 5 } });
-      const page1 = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c, limit: 2 }, json: { tag_info: "ORDERBYpriority" } });
+      const page1 = await svc.request("POST", "/get_content_by_tag", {
+        query: { collection_name: c, limit: 2 },
+        json: { tag_info: "ORDERBYpriority" },
+      });
       expect(page1.body.documents.map((d: any) => d.doc_id)).toEqual(["t1", "t2"]);
       const page2 = await svc.request("POST", "/get_content_by_tag", {
         query: { collection_name: c, limit: 2, cursor: page1.body.next_cursor },
@@ -235,9 +279,16 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       // Past the catalog's page of 500 and the index's batch of 100 (and the old default page
       // of 100); the distributed modes index slower, so they cross the index's batches only.
       const n = mode === "embedded" ? 620 : 130;
-      const documents = Array.from({ length: n }, (_, i) => ({ text: `row ${i}`, doc_id: `r${String(i).padStart(4, "0")}`, metadata: { priority: i, status: i % 2 ? "odd" : "even" } }));
+      const documents = Array.from({ length: n }, (_, i) => ({
+        text: `row ${i}`,
+        doc_id: `r${String(i).padStart(4, "0")}`,
+        metadata: { priority: i, status: i % 2 ? "odd" : "even" },
+      }));
       for (let i = 0; i < n; i += 100) {
-        const loaded = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents: documents.slice(i, i + 100) } });
+        const loaded = await svc.request("POST", "/load_texts_to_collection", {
+          query: { collection_name: c, wait: "true" },
+          json: { documents: documents.slice(i, i + 100) },
+        });
         expect(loaded.status, JSON.stringify(loaded.body).slice(0, 300)).toBe(200);
       }
       const ids = documents.map((d) => d.doc_id);
@@ -249,7 +300,10 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(list.body.documents.map((d: any) => d.doc_id)).toEqual(ids);
       expect(list.body.next_cursor).toBeNull();
 
-      const tag = await svc.request("POST", "/get_content_by_tag", { query: { collection_name: c }, json: { tag_info: "ORDERBYDESCpriority" } });
+      const tag = await svc.request("POST", "/get_content_by_tag", {
+        query: { collection_name: c },
+        json: { tag_info: "ORDERBYDESCpriority" },
+      });
       expect(tag.headers.get("content-length")).toBeNull();
       expect(tag.body.documents.map((d: any) => d.doc_id)).toEqual([...ids].reverse());
       expect(tag.body.documents[0]).toMatchObject({ collection_name: c, text: `row ${n - 1}`, metadata: { priority: n - 1 } });
@@ -260,40 +314,64 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       // limit and cursor still page; a cursor without a limit streams the rest.
       const first = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 100 } });
       expect(first.body.documents).toHaveLength(100);
-      const rest = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, cursor: first.body.next_cursor } });
+      const rest = await svc.request("GET", "/get_list_of_documents_names", {
+        query: { collection_name: c, cursor: first.body.next_cursor },
+      });
       expect(rest.body.documents.map((d: any) => d.doc_id)).toEqual(ids.slice(100));
-      const tagFirst = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, limit: 50, tag_info: "ORDERBYpriority" } });
-      const tagRest = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, cursor: tagFirst.body.next_cursor, tag_info: "ORDERBYpriority" } });
+      const tagFirst = await svc.request("GET", "/get_content_by_tag", {
+        query: { collection_name: c, limit: 50, tag_info: "ORDERBYpriority" },
+      });
+      const tagRest = await svc.request("GET", "/get_content_by_tag", {
+        query: { collection_name: c, cursor: tagFirst.body.next_cursor, tag_info: "ORDERBYpriority" },
+      });
       expect(tagRest.body.documents.map((d: any) => d.doc_id)).toEqual(ids.slice(50));
     });
 
     it("warns beside the answer about filter values that look like typos", async () => {
       const c = uniqueName();
       await loadText(c, "the lighthouse keeper's log", { status: "open", owner: "ann" });
-      const search = (metadata: string) => svc.request("POST", "/get_relevant_documents", { query: { query: "lighthouse" }, json: { collection_names: [c], metadata } });
+      const search = (metadata: string) =>
+        svc.request("POST", "/get_relevant_documents", { query: { query: "lighthouse" }, json: { collection_names: [c], metadata } });
       const doubled = await search("status==open");
       expect(doubled.status).toBe(200);
       expect(doubled.body.results).toEqual([]); // docs/filters.md's meaning is kept: status equals "=open"
       expect(doubled.body.warnings).toEqual([
         'metadata: status: the value "=open" starts with "=", an operator character, and is compared as written; to compare with "open", write status=open',
       ]);
-      expect((await search("stauts=open")).body.warnings).toEqual(["metadata: stauts: no document in the searched collections has this field; did you mean status?"]);
+      expect((await search("stauts=open")).body.warnings).toEqual([
+        "metadata: stauts: no document in the searched collections has this field; did you mean status?",
+      ]);
       const clean = await search("status=open^owner=ann");
       expect(clean.body.results).toHaveLength(1);
       expect(clean.body).not.toHaveProperty("warnings");
       // A doubled ^ and an & are part of the value (FILTERS.md): the answer is empty, and says why.
-      for (const [filter, sep] of [["status=open^^owner=ann", "^"], ["status=open&owner=ann", "&"]]) {
+      for (const [filter, sep] of [
+        ["status=open^^owner=ann", "^"],
+        ["status=open&owner=ann", "&"],
+      ]) {
         const joined = await search(filter!);
         expect(joined.body.results).toEqual([]);
-        expect(joined.body.warnings).toEqual([expect.stringMatching(new RegExp(`^metadata: status: the value "open\\${sep}owner=ann" holds "\\${sep}owner=ann" because .*, so status is compared with all of it, not with "open"`))]);
+        expect(joined.body.warnings).toEqual([
+          expect.stringMatching(
+            new RegExp(
+              `^metadata: status: the value "open\\${sep}owner=ann" holds "\\${sep}owner=ann" because .*, so status is compared with all of it, not with "open"`,
+            ),
+          ),
+        ]);
       }
       // ORDERBY sorts tag lookups; a search ranks by relevance, so it is refused, not ignored.
-      expectProblem(await search("status=open^ORDERBYDESCowner"), 400, /^metadata: ORDERBY is not accepted here: search results are ranked by relevance/);
+      expectProblem(
+        await search("status=open^ORDERBYDESCowner"),
+        400,
+        /^metadata: ORDERBY is not accepted here: search results are ranked by relevance/,
+      );
       // A query of stopwords alone finds nothing, and says so.
       const stop = await svc.request("POST", "/get_relevant_documents", { query: { query: "of and" }, json: { collection_names: [c] } });
       expect(stop.status).toBe(200);
       expect(stop.body.results).toEqual([]);
-      expect(stop.body.warnings).toEqual(['query: every word of the query is a stopword ("of", "and"), which full-text search leaves out; add a word that says what to find']);
+      expect(stop.body.warnings).toEqual([
+        'query: every word of the query is a stopword ("of", "and"), which full-text search leaves out; add a word that says what to find',
+      ]);
       const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "owner=ann^^^ORDERBYcolour" } });
       expect(tag.body).toEqual({
         warnings: [
@@ -311,19 +389,36 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const form = new FormData();
       form.append("file", new Blob(["%PDF-1.4\nnot really a pdf"], { type: "application/pdf" }), "broken.pdf");
       form.append("metadata", JSON.stringify({ priority: 9, team: "red" }));
-      const broken = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "broken", wait: "true" }, form });
+      const broken = await svc.request("POST", "/load_document_to_collection", {
+        query: { collection_name: c, doc_id: "broken", wait: "true" },
+        form,
+      });
       expect(broken.body.status).toBe("failed");
 
-      const list = (query: Record<string, string | number>) => svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, ...query } });
+      const list = (query: Record<string, string | number>) =>
+        svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, ...query } });
       const failed = await list({ status: "failed" });
       expect(failed.body.documents).toEqual([
-        { doc_id: "broken", name: "broken.pdf", status: "failed", version: 1, chunks: 0, size: 25, content_type: "application/pdf", error: broken.body.error, updated_at: expect.any(String) },
+        {
+          doc_id: "broken",
+          name: "broken.pdf",
+          status: "failed",
+          version: 1,
+          chunks: 0,
+          size: 25,
+          content_type: "application/pdf",
+          error: broken.body.error,
+          updated_at: expect.any(String),
+        },
       ]);
       expect(failed.body.documents[0].error).toMatch(/PDF/);
       const [n0] = (await list({ limit: 1 })).body.documents;
       expect(n0).toMatchObject({ doc_id: "broken" }); // doc_id order: "broken" < "n0"
       expect((await list({ tag_info: "team=red^priority>=3" })).body.documents.map((d: any) => d.doc_id)).toEqual(["broken", "n3", "n5"]);
-      expect((await list({ tag_info: "team=red^priority>=3", status: "ready" })).body.documents.map((d: any) => d.doc_id)).toEqual(["n3", "n5"]);
+      expect((await list({ tag_info: "team=red^priority>=3", status: "ready" })).body.documents.map((d: any) => d.doc_id)).toEqual([
+        "n3",
+        "n5",
+      ]);
       const ready = (await list({ status: "ready" })).body.documents;
       expect(ready[0]).toMatchObject({ doc_id: "n0", size: 6, content_type: "text/plain", error: null, chunks: 1 });
 
@@ -338,15 +433,28 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expectProblem(syntax, 400, /^tag_info: /);
       expect(syntax.body.position).toEqual(expect.any(Number));
       expectProblem(await list({ status: "done" }), 400, /^status: expected one of queued, processing, ready, failed, pending/);
-      expect((await list({ tag_info: "taem=red" })).body.warnings).toEqual(["tag_info: taem: no document in the searched collections has this field"]);
+      expect((await list({ tag_info: "taem=red" })).body.warnings).toEqual([
+        "tag_info: taem: no document in the searched collections has this field",
+      ]);
     });
 
     it("gives a document's chunks with their citations, a page at a time", async () => {
       const c = uniqueName();
-      const text = ["# Birds", "", ...Array.from({ length: 60 }, (_, i) => `Sentence ${i} tells of herons wading at dawn near the marsh.`), "", "## Storks", "", "Storks migrate south."].join("\n");
+      const text = [
+        "# Birds",
+        "",
+        ...Array.from({ length: 60 }, (_, i) => `Sentence ${i} tells of herons wading at dawn near the marsh.`),
+        "",
+        "## Storks",
+        "",
+        "Storks migrate south.",
+      ].join("\n");
       const form = new FormData();
       form.append("file", new Blob([text], { type: "text/markdown" }), "birds.md");
-      const loaded = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "birds", wait: "true" }, form });
+      const loaded = await svc.request("POST", "/load_document_to_collection", {
+        query: { collection_name: c, doc_id: "birds", wait: "true" },
+        form,
+      });
       expect(loaded.body).toMatchObject({ status: "ready" });
       const all = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds" } });
       expect(all.status).toBe(200);
@@ -359,21 +467,44 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(chunks.every((ch) => text.slice(ch.start, ch.end) === ch.text)).toBe(true);
       const hit = await svc.request("GET", "/get_relevant_documents", { query: { query: "storks migrate", collection_names: c, k: 1 } });
       const last = chunks.at(-1)!;
-      expect(hit.body.results[0]).toMatchObject({ chunk_index: last.chunk_index, start: last.start, end: last.end, text: last.text, heading_path: last.heading_path });
+      expect(hit.body.results[0]).toMatchObject({
+        chunk_index: last.chunk_index,
+        start: last.start,
+        end: last.end,
+        text: last.text,
+        heading_path: last.heading_path,
+      });
 
       const page = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", limit: 1 } });
       expect(page.body.chunks).toEqual([chunks[0]]);
-      const rest = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", cursor: page.body.next_cursor } });
+      const rest = await svc.request("GET", "/get_document_chunks", {
+        query: { collection_name: c, id_value: "birds", cursor: page.body.next_cursor },
+      });
       expect(rest.body.chunks).toEqual(chunks.slice(1));
 
-      const queued = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "later" }, json: { text: "not yet indexed, maybe" } });
+      const queued = await svc.request("POST", "/load_text_to_collection", {
+        query: { collection_name: c, doc_id: "later" },
+        json: { text: "not yet indexed, maybe" },
+      });
       const pending = await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "later" } });
       expect(pending.status).toBe(200);
       expect(pending.body.status === "ready" || pending.body.chunks.length === 0, JSON.stringify(pending.body)).toBe(true);
       expect(queued.status).toBe(202);
-      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "nope" } }), 404, /unknown document nope/);
-      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", limit: 0 } }), 400, /^limit: /);
-      expectProblem(await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", cursor: "garbage" } }), 400, /^cursor: /);
+      expectProblem(
+        await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "nope" } }),
+        404,
+        /unknown document nope/,
+      );
+      expectProblem(
+        await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", limit: 0 } }),
+        400,
+        /^limit: /,
+      );
+      expectProblem(
+        await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "birds", cursor: "garbage" } }),
+        400,
+        /^cursor: /,
+      );
     });
 
     it("lists documents and collections with pagination", async () => {
@@ -381,11 +512,17 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       for (let i = 0; i < 5; i++) await loadText(c, `doc ${i}`, {}, { doc_id: `d${i}` });
       const p1 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3 } });
       expect(p1.body.documents.map((d: any) => d.doc_id)).toEqual(["d0", "d1", "d2"]);
-      const p2 = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 3, cursor: p1.body.next_cursor } });
+      const p2 = await svc.request("GET", "/get_list_of_documents_names", {
+        query: { collection_name: c, limit: 3, cursor: p1.body.next_cursor },
+      });
       expect(p2.body).toMatchObject({ documents: [{ doc_id: "d3" }, { doc_id: "d4" }], next_cursor: null });
       const cols = await svc.request("GET", "/get_list_of_collection");
       expect(cols.body.collections).toContainEqual({ name: c, documents: 5, ready: 5, pending: 0, failed: 0 });
-      expectProblem(await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: uniqueName() } }), 404, /unknown collection/);
+      expectProblem(
+        await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: uniqueName() } }),
+        404,
+        /unknown collection/,
+      );
     });
   });
 
@@ -402,8 +539,16 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(tag.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
       const list = await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c } });
       expect(list.body.documents.map((d: any) => d.doc_id)).toEqual(["kept"]);
-      expectProblem(await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document gone/);
-      expectProblem(await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } }), 404, /unknown document/);
+      expectProblem(
+        await svc.request("GET", "/get_document_status", { query: { collection_name: c, id_value: "gone" } }),
+        404,
+        /unknown document gone/,
+      );
+      expectProblem(
+        await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } }),
+        404,
+        /unknown document/,
+      );
     });
 
     it("deletes a collection and everything in it", async () => {
@@ -415,7 +560,11 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect(del.body).toEqual({ deleted: true, collection_name: c, documents: 1 });
       const cols = await svc.request("GET", "/get_list_of_collection");
       expect(cols.body.collections.map((x: any) => x.name)).not.toContain(c);
-      expectProblem(await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating", collection_names: c } }), 404, /unknown collection/);
+      expectProblem(
+        await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating", collection_names: c } }),
+        404,
+        /unknown collection/,
+      );
       const everywhere = await svc.request("GET", "/get_relevant_documents", { query: { query: "migrating herons", k: 100 } });
       expect(everywhere.body.results.map((h: any) => h.collection_name)).not.toContain(c);
       expectProblem(await svc.request("DELETE", "/delete_collection", { query: { collection_name: c } }), 404, /unknown collection/);
@@ -434,24 +583,50 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       form.append("metadata", "{not json");
       expectProblem(await svc.request("POST", "/load_document_to_collection", { query: { collection_name: c }, form }), 400, /metadata/i);
       expectProblem(
-        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { priority: "high" } } }),
+        await svc.request("POST", "/load_text_to_collection", {
+          query: { collection_name: c },
+          json: { text: "x", metadata: { priority: "high" } },
+        }),
         400,
         /priority/,
       );
       expectProblem(
-        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "x", metadata: { "Bad-Key": 1 } } }),
+        await svc.request("POST", "/load_text_to_collection", {
+          query: { collection_name: c },
+          json: { text: "x", metadata: { "Bad-Key": 1 } },
+        }),
         400,
         /Bad-Key/,
       );
       expectProblem(
-        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, body: "{oops", contentType: "application/json" }),
+        await svc.request("POST", "/load_text_to_collection", {
+          query: { collection_name: c },
+          body: "{oops",
+          contentType: "application/json",
+        }),
         400,
         /not valid JSON/,
       );
-      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "" } }), 400, /text/);
-      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "../etc" }, json: { text: "x" } }), 400, /collection_name/);
-      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: {}, json: { text: "x" } }), 400, /collection_name: is required/);
-      expectProblem(await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "a/b" }, json: { text: "x" } }), 400, /doc_id/);
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c }, json: { text: "" } }),
+        400,
+        /text/,
+      );
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "../etc" }, json: { text: "x" } }),
+        400,
+        /collection_name/,
+      );
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: {}, json: { text: "x" } }),
+        400,
+        /collection_name: is required/,
+      );
+      expectProblem(
+        await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "a/b" }, json: { text: "x" } }),
+        400,
+        /doc_id/,
+      );
     });
 
     it("refuses an unsupported file type with 415 and a missing file with 400", async () => {
@@ -480,8 +655,14 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const doc = await svc.request("GET", "/openapi.json", { token: null });
       expect(doc.body.openapi).toBe("3.1.0");
       for (const op of [
-        "/load_document_to_collection", "/load_text_to_collection", "/get_relevant_documents", "/get_content_by_tag",
-        "/get_list_of_documents_names", "/get_list_of_collection", "/delete_document_from_collection", "/delete_collection",
+        "/load_document_to_collection",
+        "/load_text_to_collection",
+        "/get_relevant_documents",
+        "/get_content_by_tag",
+        "/get_list_of_documents_names",
+        "/get_list_of_collection",
+        "/delete_document_from_collection",
+        "/delete_collection",
       ]) {
         expect(doc.body.paths[op], op).toBeDefined();
       }
@@ -495,7 +676,9 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       const page = await svc.request("GET", "/console/", { token: null });
       expect(page.status).toBe(200);
       expect(page.headers.get("content-type")).toMatch(/^text\/html/);
-      expect(page.headers.get("content-security-policy")).toMatch(/default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/);
+      expect(page.headers.get("content-security-policy")).toMatch(
+        /default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'/,
+      );
       expect(page.body).toContain('<script type="module" src="app.js"></script>');
       const script = await svc.request("GET", "/console/views/search.js", { token: null });
       expect([script.status, script.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
@@ -513,7 +696,9 @@ describe.each(MODES)("$name mode", ({ mode, env, index }) => {
       expect((await svc.request("GET", "/metrics", { token: null })).status).toBe(401);
       // Every request counted once, under its route and status.
       const counted = async (route: string, status: number) => {
-        const m = new RegExp(`docstore_http_requests_total\\{method="GET",route="${route}",status="${status}"\\} (\\d+)`).exec((await svc.request("GET", "/metrics")).body);
+        const m = new RegExp(`docstore_http_requests_total\\{method="GET",route="${route}",status="${status}"\\} (\\d+)`).exec(
+          (await svc.request("GET", "/metrics")).body,
+        );
         return Number(m?.[1] ?? 0);
       };
       const [ok, missing] = [await counted("/get_list_of_collection", 200), await counted("/get_document_status", 404)];

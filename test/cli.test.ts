@@ -14,17 +14,27 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 const OLD_NODE = (process.env.PATH ?? "")
   .split(path.delimiter)
   .map((dir) => path.join(dir, "node"))
-  .find((bin) => existsSync(bin) && Number(spawnSync(bin, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim()) < 24);
+  .find(
+    (bin) =>
+      existsSync(bin) && Number(spawnSync(bin, ["-p", "process.versions.node.split('.')[0]"], { encoding: "utf8" }).stdout.trim()) < 24,
+  );
 let svc: Service;
 let proxy: FaultProxy;
 let client: DocstoreClient;
 let work: string;
 
-const env = (extra: Record<string, string> = {}) => ({ DOCSTORE_URL: proxy.url, DOCSTORE_TOKEN: svc.token, XDG_STATE_HOME: path.join(work, "state"), ...extra });
-const cli = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) => runCli(args, { cwd: work, env: env(opts.env), input: opts.input });
+const env = (extra: Record<string, string> = {}) => ({
+  DOCSTORE_URL: proxy.url,
+  DOCSTORE_TOKEN: svc.token,
+  XDG_STATE_HOME: path.join(work, "state"),
+  ...extra,
+});
+const cli = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { cwd: work, env: env(opts.env), input: opts.input });
 const loadsIn = (seen: Seen[]) => seen.filter((s) => s.method === "POST" && s.path.startsWith("/load_"));
 /** Documents the requests carried: a bulk request's list, one for any other load. */
-const documentsIn = (seen: Seen[]) => loadsIn(seen).reduce((n, s) => n + (s.path === "/load_texts_to_collection" ? s.json.documents.length : 1), 0);
+const documentsIn = (seen: Seen[]) =>
+  loadsIn(seen).reduce((n, s) => n + (s.path === "/load_texts_to_collection" ? s.json.documents.length : 1), 0);
 const ok = (r: CliResult) => expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(0);
 
 async function documents(collection: string) {
@@ -70,7 +80,18 @@ describe("docstore load", () => {
       proxy.release();
       return undefined;
     };
-    const r = await cli(["load", "mixed", "globbed/*.txt", "extra.md", "-c", c, "--metadata", '{"type":"kb"}', "--metadata-from", "source=path,ext"]);
+    const r = await cli([
+      "load",
+      "mixed",
+      "globbed/*.txt",
+      "extra.md",
+      "-c",
+      c,
+      "--metadata",
+      '{"type":"kb"}',
+      "--metadata-from",
+      "source=path,ext",
+    ]);
     ok(r);
     expect(r.stdout).toMatch(/^done in [\d.]+ s: 15 indexed, 0 failed; sent 15 documents \([\d.]+ KiB\)/);
     expect(loadsIn(proxy.seen).map((s) => s.path)).toEqual(Array(15).fill("/load_document_to_collection"));
@@ -85,7 +106,12 @@ describe("docstore load", () => {
 
   it("sends the lines of a JSONL file through the bulk endpoint, a batch a request", async () => {
     const c = uniqueName("jsonl");
-    const lines = Array.from({ length: 1200 }, (_, i) => ({ doc_id: `J${String(i).padStart(4, "0")}`, text: sentence(i), metadata: { priority: i % 3 }, team: i % 2 ? "ops" : "dev" }));
+    const lines = Array.from({ length: 1200 }, (_, i) => ({
+      doc_id: `J${String(i).padStart(4, "0")}`,
+      text: sentence(i),
+      metadata: { priority: i % 3 },
+      team: i % 2 ? "ops" : "dev",
+    }));
     const file = writeJsonl("bulk.jsonl", lines);
     const r = await cli(["--json", "load", "--jsonl", file, "-c", c, "--batch-size", "500", "--metadata-from", "team"]);
     ok(r);
@@ -95,9 +121,21 @@ describe("docstore load", () => {
       ["/load_texts_to_collection", 500],
       ["/load_texts_to_collection", 200],
     ]);
-    expect(summaryOf(r)).toMatchObject({ event: "summary", collection: c, total: 1200, sent: 1200, accepted: 1200, indexed: 1200, failed: 0, failures: [] });
+    expect(summaryOf(r)).toMatchObject({
+      event: "summary",
+      collection: c,
+      total: 1200,
+      sent: 1200,
+      accepted: 1200,
+      indexed: 1200,
+      failed: 0,
+      failures: [],
+    });
     // Progress comes as JSON lines on stderr, at least the last one.
-    const progress = r.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    const progress = r.stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(progress.at(-1)).toMatchObject({ event: "progress", total: 1200, indexed: 1200 });
     expect((await client.documentStatus(c, "J0007")).metadata).toEqual({ priority: 1, team: "ops" });
     expect(await documents(c)).toHaveLength(1200);
@@ -111,12 +149,32 @@ describe("docstore load", () => {
       path.join(work, "csvdir", "rows.csv"),
       'id,body,state,prio,urgent,labels,file\nA1,"first, with a comma",open,1,yes,net;db,\nA2,second text,closed,2,false,,\nA3,,open,3,,,notes.md\n',
     );
-    const r = await cli(["load", "--csv", "csvdir/rows.csv", "-c", c, "--id-field", "id", "--text-field", "body", "--path-field", "file", "--metadata-from", "status=state,priority=prio", "--metadata-from", "flag=urgent,labels:list"]);
+    const r = await cli([
+      "load",
+      "--csv",
+      "csvdir/rows.csv",
+      "-c",
+      c,
+      "--id-field",
+      "id",
+      "--text-field",
+      "body",
+      "--path-field",
+      "file",
+      "--metadata-from",
+      "status=state,priority=prio",
+      "--metadata-from",
+      "flag=urgent,labels:list",
+    ]);
     ok(r);
     expect(r.stdout).toMatch(/3 indexed, 0 failed/);
     expect((await client.documentStatus(c, "A1")).metadata).toEqual({ status: "open", priority: 1, flag: true, labels: ["net", "db"] });
     expect((await client.documentStatus(c, "A2")).metadata).toEqual({ status: "closed", priority: 2, flag: false });
-    expect(await client.documentStatus(c, "A3")).toMatchObject({ filename: "notes.md", content_type: "text/markdown", metadata: { status: "open", priority: 3 } });
+    expect(await client.documentStatus(c, "A3")).toMatchObject({
+      filename: "notes.md",
+      content_type: "text/markdown",
+      metadata: { status: "open", priority: 3 },
+    });
     // Without a mapping, every other column is metadata as it is named.
     const c2 = uniqueName("csv");
     writeFileSync(path.join(work, "plain.csv"), "doc_id,text,status,priority\nP1,plain row,open,2\n");
@@ -151,11 +209,19 @@ describe("docstore load", () => {
     expect(by[`${where}:2`]).toMatchObject({ stage: "rejected", status: 400, doc_id: "B1" });
     expect(by[`${where}:2`].reason).toMatch(/^400 Bad Request: metadata: invalid key "Bad Key"/);
     expect(by[`${where}:3`]).toMatchObject({ stage: "read", reason: expect.stringMatching(/^not JSON/) });
-    expect(by[`${where}:4`]).toMatchObject({ stage: "rejected", status: 415, reason: expect.stringMatching(/unsupported file type image\/png/) });
+    expect(by[`${where}:4`]).toMatchObject({
+      stage: "rejected",
+      status: 415,
+      reason: expect.stringMatching(/unsupported file type image\/png/),
+    });
     expect(by[`${where}:5`]).toMatchObject({ stage: "indexing", doc_id: "E1", reason: "encrypted PDF" });
     expect(by[`${where}:7`]).toMatchObject({ stage: "read", reason: 'expected either "text" (a text) or "path" (a file), not both' });
     // The good texts of the refused batch went in one by one.
-    expect((await documents(c)).map((d) => [d.doc_id, d.status]).sort()).toEqual([["E1", "failed"], ["G1", "ready"], ["G2", "ready"]]);
+    expect((await documents(c)).map((d) => [d.doc_id, d.status]).sort()).toEqual([
+      ["E1", "failed"],
+      ["G1", "ready"],
+      ["G2", "ready"],
+    ]);
 
     proxy.seen.length = 0;
     const again = await cli(["load", "--jsonl", file, "-c", c]);
@@ -169,7 +235,10 @@ describe("docstore load", () => {
 
   it("with --no-wait ends once everything is accepted", async () => {
     const c = uniqueName("nowait");
-    const file = writeJsonl("nowait.jsonl", Array.from({ length: 30 }, (_, i) => ({ text: sentence(i) })));
+    const file = writeJsonl(
+      "nowait.jsonl",
+      Array.from({ length: 30 }, (_, i) => ({ text: sentence(i) })),
+    );
     const r = await cli(["--json", "load", "--jsonl", file, "-c", c, "--no-wait"]);
     ok(r);
     expect(summaryOf(r)).toMatchObject({ sent: 30, accepted: 30, indexed: null, failed: 0 });
@@ -206,24 +275,41 @@ describe("docstore load", () => {
 
   it("keeps the last of a doc_id given twice, on every run", async () => {
     const c = uniqueName("dup");
-    const file = writeJsonl("dup.jsonl", [{ doc_id: "DUP", text: "the first text" }, { doc_id: "OTHER", text: "another" }, { doc_id: "DUP", text: "the last text" }]);
+    const file = writeJsonl("dup.jsonl", [
+      { doc_id: "DUP", text: "the first text" },
+      { doc_id: "OTHER", text: "another" },
+      { doc_id: "DUP", text: "the last text" },
+    ]);
     for (let run = 1; run <= 2; run++) {
       ok(await cli(["load", "--jsonl", file, "-c", c]));
       const docs = [];
       for await (const d of client.contents(c, { filter: "ORDERBYdoc_id" })) docs.push([d.doc_id, d.text]);
-      expect(docs).toEqual([["DUP", "the last text"], ["OTHER", "another"]]);
+      expect(docs).toEqual([
+        ["DUP", "the last text"],
+        ["OTHER", "another"],
+      ]);
     }
   });
 
   it("after kill -9, the same command sends only what is missing and duplicates nothing", { timeout: 120_000 }, async () => {
     const c = uniqueName("resume");
     const texts = Array.from({ length: 3000 }, (_, i) => `${sentence(i)} (line ${i})`);
-    const file = writeJsonl("resume.jsonl", texts.map((text) => ({ text })));
+    const file = writeJsonl(
+      "resume.jsonl",
+      texts.map((text) => ({ text })),
+    );
     const args = ["load", "--jsonl", file, "-c", c, "--batch-size", "100", "--concurrency", "2"];
     // Ten batches are answered; the next two reach the service but their answers are held
     // (accepted, and the tool does not know it); then the tool is killed.
     let bulk = 0;
-    proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk <= 10 ? undefined : bulk <= 12 ? { hold: "response" } : { hold: "request" });
+    proxy.rule = (s) =>
+      s.path !== "/load_texts_to_collection"
+        ? undefined
+        : ++bulk <= 10
+          ? undefined
+          : bulk <= 12
+            ? { hold: "response" }
+            : { hold: "request" };
     const first = runCli(args, { cwd: work, env: env(), started: (p) => void proxy.held(2).then(() => p.kill("SIGKILL")) });
     expect((await first).signal).toBe("SIGKILL");
     const firstRun = loadsIn(proxy.seen).filter((s) => s.status !== undefined);
@@ -252,33 +338,53 @@ describe("docstore load", () => {
     expect(exported.sort()).toEqual([...texts].sort());
   });
 
-  it("on Ctrl-C says it was interrupted and exits 130; the same command resumes, counting this run's documents apart", { timeout: 120_000 }, async () => {
+  it("on Ctrl-C says it was interrupted and exits 130; the same command resumes, counting this run's documents apart", {
+    timeout: 120_000,
+  }, async () => {
     const c = uniqueName("sigint");
-    const file = writeJsonl("sigint.jsonl", Array.from({ length: 1000 }, (_, i) => ({ text: `${sentence(i)} (line ${i})` })));
+    const file = writeJsonl(
+      "sigint.jsonl",
+      Array.from({ length: 1000 }, (_, i) => ({ text: `${sentence(i)} (line ${i})` })),
+    );
     const args = ["load", "--jsonl", file, "-c", c, "--batch-size", "100", "--concurrency", "1"];
     // Three batches are answered; the fourth reaches the service but its answer is held; then Ctrl-C.
     let bulk = 0;
     proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk <= 3 ? undefined : { hold: "response" });
     const first = await runCli(args, { cwd: work, env: env(), started: (p) => void proxy.held(1).then(() => p.kill("SIGINT")) });
     expect(first.code, first.stderr).toBe(130);
-    expect(first.stderr).toMatch(/\ninterrupted: sent 400 documents, 300 accepted; run the same command again to resume \(state: .+\.jsonl\)\n$/);
+    expect(first.stderr).toMatch(
+      /\ninterrupted: sent 400 documents, 300 accepted; run the same command again to resume \(state: .+\.jsonl\)\n$/,
+    );
 
     proxy.reset();
     const again = await runCli(["--json", ...args], { cwd: work, env: env() });
     ok(again);
     // The fourth batch was found on the service: an earlier run's, not this one's.
     expect(summaryOf(again)).toMatchObject({ total: 1000, sent: 600, accepted: 600, indexed: 600, skipped: 400, failed: 0 });
-    const progress = again.stderr.trim().split("\n").map((l) => JSON.parse(l));
+    const progress = again.stderr
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(progress.length).toBeGreaterThan(0);
     for (const p of progress) expect(p.accepted <= p.sent && p.indexed <= p.accepted, JSON.stringify(p)).toBe(true);
-    expect((await documents(c))).toHaveLength(1000);
+    expect(await documents(c)).toHaveLength(1000);
   });
 
   it("retries 503 and 429 as Retry-After says, and gives up after --retries with the reason", async () => {
     const c = uniqueName("retry");
-    const file = writeJsonl("retry.jsonl", Array.from({ length: 10 }, (_, i) => ({ text: sentence(i), doc_id: `R${i}` })));
+    const file = writeJsonl(
+      "retry.jsonl",
+      Array.from({ length: 10 }, (_, i) => ({ text: sentence(i), doc_id: `R${i}` })),
+    );
     let bulk = 0;
-    proxy.rule = (s) => (s.path !== "/load_texts_to_collection" ? undefined : ++bulk === 1 ? { reply: 503, retryAfter: "1" } : bulk === 2 ? { reply: 429, retryAfter: "0" } : undefined);
+    proxy.rule = (s) =>
+      s.path !== "/load_texts_to_collection"
+        ? undefined
+        : ++bulk === 1
+          ? { reply: 503, retryAfter: "1" }
+          : bulk === 2
+            ? { reply: 429, retryAfter: "0" }
+            : undefined;
     const r = await cli(["load", "--jsonl", file, "-c", c]);
     ok(r);
     // Not on a terminal: plain lines, the last one when all is done.
@@ -297,18 +403,27 @@ describe("docstore load", () => {
     expect(loadsIn(proxy.seen)).toHaveLength(3);
     const summary = summaryOf(gaveUp);
     expect(summary).toMatchObject({ accepted: 0, failed: 10, retries: 2 });
-    expect(summary.failures[0]).toMatchObject({ stage: "rejected", status: 503, reason: "503 Service Unavailable: injected by the test proxy" });
+    expect(summary.failures[0]).toMatchObject({
+      stage: "rejected",
+      status: 503,
+      reason: "503 Service Unavailable: injected by the test proxy",
+    });
   });
 
   it("draws a progress bar on a terminal", async () => {
     const c = uniqueName("tty");
-    const file = writeJsonl("tty.jsonl", Array.from({ length: 12 }, (_, i) => ({ text: sentence(i) })));
+    const file = writeJsonl(
+      "tty.jsonl",
+      Array.from({ length: 12 }, (_, i) => ({ text: sentence(i) })),
+    );
     const vars = Object.entries(env()).map(([k, v]) => `${k}=${v}`);
     // script(1) gives the command a terminal, as a person's shell would.
     const command = ["env", ...vars, process.execPath, CLI, "load", "--jsonl", file, "-c", c].join(" ");
     const r = await runProcess("script", ["-qec", command, "/dev/null"], { cwd: work });
     expect(r.code, r.stdout).toBe(0);
-    expect(r.stdout).toMatch(/=+ 100% \| 12\/12 docs \| sent 12 \([\d.]+ K?i?B\) \| accepted 12 \| indexed 12 \| failed 0 \| [\d.]+ docs\/s \| ETA 0s/);
+    expect(r.stdout).toMatch(
+      /=+ 100% \| 12\/12 docs \| sent 12 \([\d.]+ K?i?B\) \| accepted 12 \| indexed 12 \| failed 0 \| [\d.]+ docs\/s \| ETA 0s/,
+    );
     expect(r.stdout).toMatch(/done in [\d.]+ s: 12 indexed, 0 failed/);
   });
 });
@@ -326,7 +441,11 @@ describe("the other commands", () => {
 
     const found = await cli(["search", "replica", "lag", "-c", c, "-k", "2"]);
     ok(found);
-    expect(found.stdout).toMatch(new RegExp(`^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n   \\{"status":"open","priority":1\\}\\n`));
+    expect(found.stdout).toMatch(
+      new RegExp(
+        `^1\\. [\\d.]+  ${c}/D1 #0\\n   Replica lag grows during the nightly backup\\.\\n   \\{"status":"open","priority":1\\}\\n`,
+      ),
+    );
     const json = JSON.parse((await cli(["--json", "search", "outage", "--filter", "status=open"])).stdout);
     expect(json.results.map((h: { doc_id: string }) => h.doc_id)).toEqual(["D3"]);
 
@@ -335,11 +454,27 @@ describe("the other commands", () => {
     expect(collections.stdout).toMatch(/^COLLECTION +DOCUMENTS +READY +PENDING +FAILED\n/);
     expect(collections.stdout).toMatch(new RegExp(`\\n${c} +3 +3 +0 +0\\n`));
     const docs = await cli(["ls", c]);
-    expect(docs.stdout.split("\n").slice(0, 4).map((l) => l.split(/ +/).slice(0, 3).join(" "))).toEqual(["DOC_ID STATUS VER", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
-    expect((await cli(["--json", "ls", c, "--status", "ready"])).stdout.trim().split("\n").map((l) => JSON.parse(l).doc_id)).toEqual(["D1", "D2", "D3"]);
+    expect(
+      docs.stdout
+        .split("\n")
+        .slice(0, 4)
+        .map((l) => l.split(/ +/).slice(0, 3).join(" ")),
+    ).toEqual(["DOC_ID STATUS VER", "D1 ready 1", "D2 ready 1", "D3 ready 1"]);
+    expect(
+      (await cli(["--json", "ls", c, "--status", "ready"])).stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).doc_id),
+    ).toEqual(["D1", "D2", "D3"]);
     expect((await cli(["--json", "ls", c, "--status", "failed"])).stdout).toBe("");
     const byFilter = await cli(["ls", c, "--filter", "priority=1"]);
-    expect(byFilter.stdout.trim().split("\n").slice(1).map((l) => l.split(/ +/)[0])).toEqual(["D1", "D3"]);
+    expect(
+      byFilter.stdout
+        .trim()
+        .split("\n")
+        .slice(1)
+        .map((l) => l.split(/ +/)[0]),
+    ).toEqual(["D1", "D3"]);
     expect(byFilter.stdout).toMatch(/^DOC_ID +STATUS +VER +SIZE +UPDATED +NAME +ERROR\nD1 +ready +1 +44 B +\d{4}-\d\d-\d\d \d\d:\d\d/);
 
     const status = await cli(["status", "D2", "-c", c]);
@@ -353,7 +488,10 @@ describe("the other commands", () => {
     // export gives what load --jsonl reads back.
     const exported = await cli(["export", "-c", c]);
     ok(exported);
-    const lines = exported.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = exported.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines).toEqual([
       { doc_id: "D1", text: "Replica lag grows during the nightly backup.", metadata: { status: "open", priority: 1 } },
       { doc_id: "D2", text: "The printer on floor two jams.", metadata: { status: "closed", priority: 3 } },
@@ -361,7 +499,12 @@ describe("the other commands", () => {
     ]);
     ok(await cli(["export", "-c", c, "--filter", "priority=1", "-o", "open.jsonl"]));
     ok(await cli(["load", "--jsonl", "open.jsonl", "-c", c2]));
-    expect((await cli(["export", "-c", c2])).stdout).toBe(exported.stdout.split("\n").filter((l) => l.includes('"priority":1')).join("\n") + "\n");
+    expect((await cli(["export", "-c", c2])).stdout).toBe(
+      exported.stdout
+        .split("\n")
+        .filter((l) => l.includes('"priority":1'))
+        .join("\n") + "\n",
+    );
 
     expect((await cli(["rm", "D2", "-c", c])).stdout).toBe(`deleted ${c}/D2\n`);
     const rmMissing = await cli(["rm", "D2", "D3", "-c", c]);
@@ -457,12 +600,15 @@ describe("the other commands", () => {
     expect((await documents(c)).map((d) => d.name)).toEqual(["run-from-here.md"]);
   });
 
-  it.skipIf(!OLD_NODE)(`under an older Node.js (${OLD_NODE ?? "none found on PATH"}) says Node.js 24 is needed and how to run it`, async () => {
-    const r = await runProcess(OLD_NODE!, [CLI, "ls"], { cwd: work, env: env() });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
-    expect(r.stderr).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
-  });
+  it.skipIf(!OLD_NODE)(
+    `under an older Node.js (${OLD_NODE ?? "none found on PATH"}) says Node.js 24 is needed and how to run it`,
+    async () => {
+      const r = await runProcess(OLD_NODE!, [CLI, "ls"], { cwd: work, env: env() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/^error: docstore needs Node\.js 24 or later; this is Node\.js \d+\./);
+      expect(r.stderr).toContain(`bash ${path.join(ROOT, "scripts/run.sh")} docstore …`);
+    },
+  );
 
   it("runs from a checkout as pnpm docstore, with paths relative to where it was typed", async () => {
     // (pnpm would keep Node's compile cache in the run's temporary folder, which must end empty.)

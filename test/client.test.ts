@@ -29,7 +29,9 @@ describe("the client's types", () => {
 
   it("cover every JSON operation of the document with a method", async () => {
     const document = normalize(await openapi());
-    const operations = Object.entries(document.paths as Record<string, object>).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m} ${p}`));
+    const operations = Object.entries(document.paths as Record<string, object>).flatMap(([p, methods]) =>
+      Object.keys(methods).map((m) => `${m} ${p}`),
+    );
     expect(operations.sort()).toEqual(Object.keys(OPERATIONS).sort());
     for (const method of Object.values(OPERATIONS)) expect(typeof client[method]).toBe("function");
   });
@@ -42,7 +44,10 @@ describe("the client's types", () => {
         op.operationId = `${m}${p.replace(/\W/g, "_")}`;
         op.summary = "reworded";
         op.description = "a longer description";
-        op.responses["404"] = { description: "not found", content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } } };
+        op.responses["404"] = {
+          description: "not found",
+          content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } },
+        };
         for (const param of op.parameters ?? []) {
           param.description = "a parameter";
           param.example = "x";
@@ -63,11 +68,23 @@ describe("the client's types", () => {
 describe("operations", () => {
   it("load, search, read and delete through typed functions", async () => {
     const c = uniqueName("client");
-    const text = await client.loadText(c, "The billing cluster had a database outage.", { docId: "INC1", metadata: { status: "open", priority: 1 }, wait: true });
+    const text = await client.loadText(c, "The billing cluster had a database outage.", {
+      docId: "INC1",
+      metadata: { status: "open", priority: 1 },
+      wait: true,
+    });
     expect(text).toMatchObject({ collection_name: c, doc_id: "INC1", status: "ready", version: 1 });
-    const file = await client.loadDocument(c, { data: new TextEncoder().encode("# Runbook\n\nRestart the replica when lag grows."), filename: "runbook.md" }, { metadata: { sys_id: "KB1" }, wait: true });
+    const file = await client.loadDocument(
+      c,
+      { data: new TextEncoder().encode("# Runbook\n\nRestart the replica when lag grows."), filename: "runbook.md" },
+      { metadata: { sys_id: "KB1" }, wait: true },
+    );
     expect(file).toMatchObject({ doc_id: "KB1", status: "ready" });
-    const bulk = await client.loadTexts(c, [{ doc_id: "INC2", text: "Printer jam on floor two", metadata: { status: "closed" } }, { text: "Replica lag alarms" }], { wait: true });
+    const bulk = await client.loadTexts(
+      c,
+      [{ doc_id: "INC2", text: "Printer jam on floor two", metadata: { status: "closed" } }, { text: "Replica lag alarms" }],
+      { wait: true },
+    );
     expect(bulk.map((d) => d.status)).toEqual(["ready", "ready"]);
 
     const found = await client.search("database outage", { collections: [c], filter: "status=open", k: 3 });
@@ -108,7 +125,9 @@ describe("operations", () => {
 
     const missing = (await client.documentStatus(c, "nope").catch((e: unknown) => e)) as ProblemError;
     expect(missing).toMatchObject({ status: 404, detail: `unknown document nope in collection ${c}` });
-    const refused = (await client.loadDocument(c, { data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), filename: "x.png" }).catch((e: unknown) => e)) as ProblemError;
+    const refused = (await client
+      .loadDocument(c, { data: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]), filename: "x.png" })
+      .catch((e: unknown) => e)) as ProblemError;
     expect(refused.status).toBe(415);
     expect(refused.problem.media_type).toBe("image/png");
     const stranger = new DocstoreClient({ url: svc.url, token: "not-a-token-0123456789" });
@@ -152,7 +171,12 @@ describe("through a proxy that answers 503 and 429", () => {
 
   it("backs off without Retry-After, and gives up after the attempts with the last problem", async () => {
     const retries: RetryInfo[] = [];
-    const viaProxy = new DocstoreClient({ url: proxy.url, token: svc.token, retry: { attempts: 3, baseDelayMs: 10 }, onRetry: (i) => retries.push(i) });
+    const viaProxy = new DocstoreClient({
+      url: proxy.url,
+      token: svc.token,
+      retry: { attempts: 3, baseDelayMs: 10 },
+      onRetry: (i) => retries.push(i),
+    });
     proxy.seen.length = 0;
     proxy.rule = () => ({ reply: 503 });
     const err = (await viaProxy.listCollections().catch((e: unknown) => e)) as ProblemError;
@@ -179,7 +203,11 @@ describe("through a proxy that answers 503 and 429", () => {
 describe("async iteration", () => {
   it("pages through lists with limit and cursor", async () => {
     const c = uniqueName("pages");
-    const documents = Array.from({ length: 25 }, (_, i) => ({ doc_id: `D${String(i).padStart(2, "0")}`, text: `document number ${i}`, metadata: { priority: i % 3 } }));
+    const documents = Array.from({ length: 25 }, (_, i) => ({
+      doc_id: `D${String(i).padStart(2, "0")}`,
+      text: `document number ${i}`,
+      metadata: { priority: i % 3 },
+    }));
     await client.loadTexts(c, documents, { wait: true });
     const proxy = await startFaultProxy(svc.url);
     try {
@@ -224,7 +252,10 @@ describe("the examples of docs/cli-and-client.md", () => {
   it("TypeScript: the client example runs as written", async () => {
     writeFileSync(path.join(dir, "runbook.pdf"), await makePdf([["Runbook: restart the replica when lag grows."]]));
     // The one change: the package's name resolves from this checkout, not from the temporary folder.
-    const code = block("ts", "## TypeScript client").replace('"@docstore/client"', JSON.stringify(pathToFileURL(path.resolve(import.meta.dirname, "../packages/client/src/index.ts")).href));
+    const code = block("ts", "## TypeScript client").replace(
+      '"@docstore/client"',
+      JSON.stringify(pathToFileURL(path.resolve(import.meta.dirname, "../packages/client/src/index.ts")).href),
+    );
     writeFileSync(path.join(dir, "example.ts"), code);
     const r = await run(process.execPath, ["example.ts"], dir);
     expect(r.code, r.out).toBe(0);
@@ -278,7 +309,13 @@ describe("the README's first load and search", () => {
         }
         rest = rest.slice(end + 1).trim();
       }
-      expect(answers.map((a) => a.status ?? Object.keys(a).join(","))).toEqual(["ready", "ready", "results", "documents,next_cursor", "collections"]);
+      expect(answers.map((a) => a.status ?? Object.keys(a).join(","))).toEqual([
+        "ready",
+        "ready",
+        "results",
+        "documents,next_cursor",
+        "collections",
+      ]);
       expect(answers[2]!.results[0]).toMatchObject({ doc_id: "INC001", collection_name: "incidents" });
       expect(answers[3]!.documents.map((d: { doc_id: string }) => d.doc_id)).toEqual(["INC001"]);
       expect(answers[4]!.collections.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining(["incidents", "kb"]));

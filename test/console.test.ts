@@ -41,9 +41,14 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
   beforeAll(async () => {
     svc = await startService();
     browser = await launchChromium();
-    const bulk = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents: TEXTS } });
+    const bulk = await svc.request("POST", "/load_texts_to_collection", {
+      query: { collection_name: c, wait: "true" },
+      json: { documents: TEXTS },
+    });
     expect(bulk.status, JSON.stringify(bulk.body)).toBe(200);
-    expect(await upload(c, "broken", new Blob([BROKEN], { type: "application/pdf" }), "broken.pdf", { team: "red", priority: 9 })).toMatchObject({ status: "failed" });
+    expect(
+      await upload(c, "broken", new Blob([BROKEN], { type: "application/pdf" }), "broken.pdf", { team: "red", priority: 9 }),
+    ).toMatchObject({ status: "failed" });
     const pdf = new Blob([await makePdf(PDF_PAGES)], { type: "application/pdf" });
     expect(await upload(c, "report", pdf, "report.pdf", { team: "blue", priority: 1 })).toMatchObject({ status: "ready" });
   }, 60_000);
@@ -60,7 +65,10 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     const form = new FormData();
     form.append("file", file, name);
     form.append("metadata", JSON.stringify(metadata));
-    const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: collection, doc_id: docId, wait: "true" }, form });
+    const r = await svc.request("POST", "/load_document_to_collection", {
+      query: { collection_name: collection, doc_id: docId, wait: "true" },
+      form,
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body;
   }
@@ -97,7 +105,8 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     return tab;
   }
 
-  const rows = (page: Page, table: string) => page.$$eval(`${table} tbody tr`, (trs) => trs.map((tr) => tr.getAttribute("data-doc") ?? tr.getAttribute("data-collection")));
+  const rows = (page: Page, table: string) =>
+    page.$$eval(`${table} tbody tr`, (trs) => trs.map((tr) => tr.getAttribute("data-doc") ?? tr.getAttribute("data-collection")));
   const texts = (page: Page, selector: string) => page.$$eval(selector, (els) => els.map((e) => e.textContent ?? ""));
 
   it("token prompt: asks once, keeps the token for the tab's session, asks again when it is refused", async () => {
@@ -148,7 +157,12 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(api).toEqual({ name: c, documents: 7, ready: 6, pending: 0, failed: 1 });
     const row = `#collections tr[data-collection="${c}"]`;
     const counts = await page.$$eval(`${row} td[data-count]`, (tds) => tds.map((td) => [td.getAttribute("data-count"), td.textContent]));
-    expect(counts).toEqual([["documents", "7"], ["ready", "6"], ["pending", "0"], ["failed", "1"]]);
+    expect(counts).toEqual([
+      ["documents", "7"],
+      ["ready", "6"],
+      ["pending", "0"],
+      ["failed", "1"],
+    ]);
 
     await navigate(page, () => page.click(`${row} td[data-count="failed"] a`));
     expect(await hashOf(page)).toBe(`#/collections/${c}?status=failed`);
@@ -162,8 +176,24 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     const { page, errors } = await signedIn(`#/collections/${c}`);
     expect(await rows(page, "#documents")).toEqual(["broken", "n1", "n2", "n3", "n4", "n5", "report"]);
     const broken = await texts(page, '#documents tr[data-doc="broken"] td');
-    expect(broken.slice(0, 8)).toEqual(["broken", "broken.pdf", "failed", "1", `${BROKEN.length} B`, "application/pdf", "0", expect.stringMatching(/PDF/)]);
-    expect((await texts(page, '#documents tr[data-doc="n1"] td')).slice(2, 8)).toEqual(["ready", "1", `${TEXTS[0]!.text.length} B`, "text/plain", "1", ""]);
+    expect(broken.slice(0, 8)).toEqual([
+      "broken",
+      "broken.pdf",
+      "failed",
+      "1",
+      `${BROKEN.length} B`,
+      "application/pdf",
+      "0",
+      expect.stringMatching(/PDF/),
+    ]);
+    expect((await texts(page, '#documents tr[data-doc="n1"] td')).slice(2, 8)).toEqual([
+      "ready",
+      "1",
+      `${TEXTS[0]!.text.length} B`,
+      "text/plain",
+      "1",
+      "",
+    ]);
 
     await page.fill("#filter", "team=red^priority>=3");
     await navigate(page, () => page.click("#documents-filter button"));
@@ -179,7 +209,9 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     await navigate(page, () => page.click("#documents-filter button"));
     expect(await page.textContent(".problem .problem-title")).toBe("400 Bad Request");
     expect(await page.textContent(".problem .problem-detail")).toMatch(/^tag_info: /);
-    const position = (await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, tag_info: "team=red^priorityBETWEEN1" } })).body.position;
+    const position = (
+      await svc.request("GET", "/get_list_of_documents_names", { query: { collection_name: c, tag_info: "team=red^priorityBETWEEN1" } })
+    ).body.position;
     expect(await page.textContent(".problem-at")).toBe("team=red^priorityBETWEEN1" + (position >= 25 ? " " : ""));
     expect(await page.textContent(".problem-at mark")).toBe("team=red^priorityBETWEEN1".charAt(position) || " ");
     expect(await page.isVisible("#documents")).toBe(false);
@@ -187,7 +219,9 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     // Past a page (50): the rest one click away, in doc_id order.
     const many = uniqueName("many");
     const documents = Array.from({ length: 60 }, (_, i) => ({ doc_id: `m${String(i).padStart(2, "0")}`, text: `item ${i}` }));
-    expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: many }, json: { documents } })).status).toBe(202);
+    expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: many }, json: { documents } })).status).toBe(
+      202,
+    );
     await navigate(page, () => page.evaluate((hash) => (location.hash = hash), `#/collections/${many}`));
     expect(await rows(page, "#documents")).toEqual(documents.slice(0, 50).map((d) => d.doc_id));
     expect(await page.textContent("#documents-summary")).toBe("50 documents so far");
@@ -205,14 +239,31 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(await hashOf(page)).toBe(`#/collections/${c}/documents/report`);
     const facts = await page.$$eval("#document-facts dt, #document-facts dd", (els) => els.map((e) => e.textContent));
     expect(facts).toEqual(expect.arrayContaining(["Status", "ready", "Type", "application/pdf"]));
-    expect(await page.$$eval("#metadata tr", (trs) => trs.map((tr) => [tr.querySelector("th")?.textContent, tr.querySelector("td")?.textContent]))).toEqual([["priority", "1"], ["team", "blue"]]);
+    expect(
+      await page.$$eval("#metadata tr", (trs) =>
+        trs.map((tr) => [tr.querySelector("th")?.textContent, tr.querySelector("td")?.textContent]),
+      ),
+    ).toEqual([
+      ["priority", "1"],
+      ["team", "blue"],
+    ]);
 
     const api = (await svc.request("GET", "/get_document_chunks", { query: { collection_name: c, id_value: "report" } })).body;
     expect(api.chunks.length).toBeGreaterThan(0);
     const shownChunks = await page.$$eval("#chunks li", (lis) =>
-      lis.map((li) => ({ index: li.querySelector(".chunk-index")?.textContent, citation: li.querySelector(".citation")?.textContent, text: li.querySelector(".chunk-text")?.textContent })),
+      lis.map((li) => ({
+        index: li.querySelector(".chunk-index")?.textContent,
+        citation: li.querySelector(".citation")?.textContent,
+        text: li.querySelector(".chunk-text")?.textContent,
+      })),
     );
-    expect(shownChunks).toEqual(api.chunks.map((ch: { chunk_index: number; page: number; text: string }) => ({ index: `#${ch.chunk_index}`, citation: `page ${ch.page}`, text: ch.text })));
+    expect(shownChunks).toEqual(
+      api.chunks.map((ch: { chunk_index: number; page: number; text: string }) => ({
+        index: `#${ch.chunk_index}`,
+        citation: `page ${ch.page}`,
+        text: ch.text,
+      })),
+    );
     const quartz = shownChunks.find((ch) => ch.text?.includes("quartz resonator"));
     expect(quartz?.citation).toBe("page 3");
     expect(await page.textContent("#main h2:has-text('Chunks')")).toBe(`Chunks (${api.chunks.length})`);
@@ -223,7 +274,12 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
   it("search: ranked chunks with scores and the query's words marked, within collections and a filter", async () => {
     type Result = { doc_id: string; score: number };
     const apiSearch = async (): Promise<Result[]> =>
-      (await svc.request("POST", "/get_relevant_documents", { query: { query: "herons wading", k: 5 }, json: { collection_names: [c], metadata: "team=red" } })).body.results;
+      (
+        await svc.request("POST", "/get_relevant_documents", {
+          query: { query: "herons wading", k: 5 },
+          json: { collection_names: [c], metadata: "team=red" },
+        })
+      ).body.results;
     const scores = (results: Result[]) => results.map((r) => r.score.toFixed(4));
     // A maintenance run that folds rows into the index, or merges its parts, changes BM25's
     // statistics and so the scores: the console's are compared with the API's when two answers
@@ -246,7 +302,11 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     const { page, errors } = tab;
     expect(api.map((r) => r.doc_id).sort()).toEqual(["n1", "n3"]);
     const hits = await page.$$eval(".hit", (lis) =>
-      lis.map((li) => ({ doc: li.querySelector(".chunk-head a")?.textContent, score: li.querySelector(".score")?.textContent, marks: [...li.querySelectorAll("mark")].map((m) => m.textContent) })),
+      lis.map((li) => ({
+        doc: li.querySelector(".chunk-head a")?.textContent,
+        score: li.querySelector(".score")?.textContent,
+        marks: [...li.querySelectorAll("mark")].map((m) => m.textContent),
+      })),
     );
     expect(hits.map((x) => x.doc)).toEqual(api.map((r) => r.doc_id));
     expect(hits.map((x) => x.score)).toEqual(scores(api));
@@ -274,7 +334,11 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     const target = uniqueName("uploads");
     const { page, errors } = await signedIn(`#/upload?collection=${target}`);
     expect(await page.inputValue("#upload-collection")).toBe(target);
-    await page.setInputFiles("#upload-file", { name: "guide.md", mimeType: "text/markdown", buffer: Buffer.from("# Guide\n\nRestart the pump after a flood.") });
+    await page.setInputFiles("#upload-file", {
+      name: "guide.md",
+      mimeType: "text/markdown",
+      buffer: Buffer.from("# Guide\n\nRestart the pump after a flood."),
+    });
     await page.fill("#upload-metadata", '{"team": "green", "priority": 2}');
     await page.fill("#upload-doc-id", "guide");
     await page.click("#upload-form button");
@@ -291,7 +355,11 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(await page.textContent("#upload-result .problem-detail")).toMatch(/^metadata: .*not valid JSON/);
 
     await page.fill("#upload-metadata", "");
-    await page.setInputFiles("#upload-file", { name: "blob.bin", mimeType: "application/octet-stream", buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7]) });
+    await page.setInputFiles("#upload-file", {
+      name: "blob.bin",
+      mimeType: "application/octet-stream",
+      buffer: Buffer.from([0, 1, 2, 3, 255, 254, 0, 7]),
+    });
     await page.click("#upload-form button");
     await page.waitForSelector("#upload-result .problem-title:text-is('415 Unsupported Media Type')");
     expect(await page.textContent("#upload-result .problem-detail")).toMatch(/^file: .*accepted: /);

@@ -83,8 +83,13 @@ describe("limits", () => {
     form.append("file", new Blob(["x".repeat(5000)], { type: "text/plain" }), "big.txt");
     const r = await svc.request("POST", "/load_document_to_collection", { query: { collection_name: "lim" }, form });
     expect(r.status).toBe(413);
-    expect(r.body.detail).toMatch(/^file: received a file larger than 1024 bytes \(a request of \d+ bytes\); accepted: at most 1024 bytes \(the server's MAX_UPLOAD_BYTES\)$/);
-    const body = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "lim" }, json: { text: "y".repeat(5000) } });
+    expect(r.body.detail).toMatch(
+      /^file: received a file larger than 1024 bytes \(a request of \d+ bytes\); accepted: at most 1024 bytes \(the server's MAX_UPLOAD_BYTES\)$/,
+    );
+    const body = await svc.request("POST", "/load_text_to_collection", {
+      query: { collection_name: "lim" },
+      json: { text: "y".repeat(5000) },
+    });
     expect(body.status).toBe(413);
     expect(body.body.detail).toMatch(/^body: received 5011 bytes; accepted: a body of at most 2048 bytes \(the server's MAX_BODY_BYTES;/);
     expect((await svc.request("GET", "/healthz")).status).toBe(200);

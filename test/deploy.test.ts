@@ -151,7 +151,13 @@ describe("Dockerfile", () => {
   it("copies the manifests and sources of every workspace package, and nothing missing", () => {
     const sources = lines
       .filter((l) => /^COPY\s/i.test(l) && !/--from=/.test(l))
-      .flatMap((l) => l.replace(/^COPY\s+/i, "").split(/\s+/).filter((w) => !w.startsWith("--")).slice(0, -1));
+      .flatMap((l) =>
+        l
+          .replace(/^COPY\s+/i, "")
+          .split(/\s+/)
+          .filter((w) => !w.startsWith("--"))
+          .slice(0, -1),
+      );
     for (const src of sources) expect(existsSync(path.join(root, src)), src).toBe(true);
     for (const pkg of readdirSync(path.join(root, "packages"))) {
       expect(sources, pkg).toContain(`packages/${pkg}/package.json`);
@@ -221,7 +227,9 @@ describe("deploy/kubernetes", () => {
     expect(container.livenessProbe.httpGet.path).toBe("/healthz");
     expect(container.readinessProbe.httpGet.path).toBe("/readyz");
     if (container.startupProbe) expect(container.startupProbe.httpGet.path).toBe("/healthz");
-    const port = container.ports.find((p: Obj) => p.name === container.readinessProbe.httpGet.port) ?? { containerPort: container.readinessProbe.httpGet.port };
+    const port = container.ports.find((p: Obj) => p.name === container.readinessProbe.httpGet.port) ?? {
+      containerPort: container.readinessProbe.httpGet.port,
+    };
     expect(String(port.containerPort)).toBe(envOf(container).PORT);
 
     const labels = workload.spec.template.metadata.labels as Record<string, string>;

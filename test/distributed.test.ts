@@ -9,7 +9,14 @@ import { connect, createServer } from "node:net";
 import path from "node:path";
 import { allSettled, collectionCounts, removeDir, startService, until, type Service } from "./harness.ts";
 import {
-  describeSkipped, indexAudit, QDRANT_BIN_SKIP, QDRANT_SKIP, QdrantTestServer, qdrantIndexAudit, qdrantSource, startS3Server,
+  describeSkipped,
+  indexAudit,
+  QDRANT_BIN_SKIP,
+  QDRANT_SKIP,
+  QdrantTestServer,
+  qdrantIndexAudit,
+  qdrantSource,
+  startS3Server,
 } from "@docstore/shared/testing";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
@@ -21,10 +28,7 @@ async function audit(svc: Service) {
   return svc.env.INDEX === "qdrant" ? qdrantIndexAudit(svc.env.QDRANT_URL!, svc.env.QDRANT_COLLECTION!) : indexAudit(svc.dataDir);
 }
 
-const INDEXES = [
-  { name: "LanceDB", index: "lancedb" as const },
-  ...(qdrantSource() ? [{ name: "Qdrant", index: "qdrant" as const }] : []),
-];
+const INDEXES = [{ name: "LanceDB", index: "lancedb" as const }, ...(qdrantSource() ? [{ name: "Qdrant", index: "qdrant" as const }] : [])];
 if (!qdrantSource()) describeSkipped("worker processes, index on Qdrant", QDRANT_SKIP);
 
 describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => {
@@ -33,8 +37,13 @@ describe.each(INDEXES)("worker processes, index on $name", ({ index: kind }) => 
     const c = "workers";
     const filler = Array.from({ length: 1500 }, (_, w) => `term${w % 211}`).join(" ");
     for (let b = 0; b < N; b += 200) {
-      const documents = Array.from({ length: 200 }, (_, j) => ({ doc_id: `d${b + j}`, text: `doc ${b + j} has marker${b + j}. ${filler}` }));
-      expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } })).status).toBe(202);
+      const documents = Array.from({ length: 200 }, (_, j) => ({
+        doc_id: `d${b + j}`,
+        text: `doc ${b + j} has marker${b + j}. ${filler}`,
+      }));
+      expect((await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } })).status).toBe(
+        202,
+      );
     }
     await until(async () => ((await collectionCounts(svc, c))?.ready ?? 0) > 20);
     const victim = svc.workers[0]!;
@@ -76,13 +85,15 @@ function freePort(): Promise<number> {
 
 /** A Redis of this test's own (the machine's is shared by every other test). */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+  const proc = spawn("redis-server", ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], {
+    stdio: "ignore",
+  });
   const answers = () =>
     new Promise<boolean>((resolve) => {
       const socket = connect(port, "127.0.0.1", () => {
-      socket.destroy();
-      resolve(true);
-    });
+        socket.destroy();
+        resolve(true);
+      });
       socket.on("error", () => resolve(false));
     });
   await until(answers, 10_000);
@@ -109,7 +120,9 @@ describe("dependency outages", () => {
       expect(down.status).toBe(503);
       expect(down.body.detail).toMatch(/queue unavailable/);
       expect(down.headers.get("retry-after")).toBe("5");
-      expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "outage", id_value: "during" } })).status).toBe(404);
+      expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "outage", id_value: "during" } })).status).toBe(
+        404,
+      );
       const fresh = await load(svc, "outage-new", "during");
       expect(fresh.status).toBe(503);
       const names = (await svc.request("GET", "/get_list_of_collection")).body.collections.map((c: { name: string }) => c.name);
@@ -143,7 +156,9 @@ describe("dependency outages", () => {
       const down = await load(svc, "s3-outage", "during");
       expect(down.status).toBe(503);
       expect(down.body.detail).toMatch(/blob store unavailable/);
-      expect((await svc.request("GET", "/get_document_status", { query: { collection_name: "s3-outage", id_value: "during" } })).status).toBe(404);
+      expect(
+        (await svc.request("GET", "/get_document_status", { query: { collection_name: "s3-outage", id_value: "during" } })).status,
+      ).toBe(404);
       await s3.restart();
       const back = await until(async () => {
         const r = await load(svc, "s3-outage", "after");
@@ -173,7 +188,10 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
     const filler = Array.from({ length: 1500 }, (_, w) => `term${w % 211}`).join(" ");
     /** Loads documents from..from+n-1; a 202 acknowledges them, else it must be a 503 with Retry-After. */
     const loadBatch = async (from: number, n: number) => {
-      const documents = Array.from({ length: n }, (_, j) => ({ doc_id: `d${from + j}`, text: `doc ${from + j} has marker${from + j}. ${filler}` }));
+      const documents = Array.from({ length: n }, (_, j) => ({
+        doc_id: `d${from + j}`,
+        text: `doc ${from + j} has marker${from + j}. ${filler}`,
+      }));
       const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });
       if (r.status === 202) for (const d of documents) acknowledged.add(d.doc_id);
       else {
@@ -194,7 +212,10 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       expect((await collectionCounts(svc, c))!.pending).toBeGreaterThan(0);
 
       // Searches and tag lookups: 503 with Retry-After, while it is down.
-      for (const r of [await search("marker1"), await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } })]) {
+      for (const r of [
+        await search("marker1"),
+        await svc.request("GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: "status=open" } }),
+      ]) {
         expect(r.status, JSON.stringify(r.body)).toBe(503);
         expect(r.headers.get("retry-after")).toBe("5");
         expect(r.body.detail).toMatch(/Qdrant is unavailable/);
@@ -213,7 +234,11 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       expect(settled).toMatchObject({ documents: acknowledged.size, ready: acknowledged.size, failed: 0 });
 
       const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
-      const rows = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as { doc_id: string; status: string; chunks: number }[];
+      const rows = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as {
+        doc_id: string;
+        status: string;
+        chunks: number;
+      }[];
       catalog.close();
       expect(new Set(rows.map((r) => r.doc_id))).toEqual(acknowledged);
       const index = await qdrantIndexAudit(qdrant.url, svc.env.QDRANT_COLLECTION!);
@@ -250,7 +275,9 @@ describe("jobs that wait", () => {
       expect((await load("gone", "the deleted falcon")).status).toBe(202);
       expect((await load("kept", "the first version osprey")).status).toBe(202);
       expect((await load("kept", "the second version kestrel")).status).toBe(202);
-      expect((await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } })).status).toBe(200);
+      expect(
+        (await svc.request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: "gone" } })).status,
+      ).toBe(200);
 
       await svc.startWorker();
       await until(async () => (await collectionCounts(svc, c))?.ready === 1);
@@ -280,7 +307,10 @@ describe("jobs that wait", () => {
       const done = await queue.getJob(job.id!);
       expect(done?.attemptsMade).toBe(1);
       expect(svc.output).toContain("dropped a malformed ingestion job");
-      const r = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: "after", wait: "true" }, json: { text: "still fine" } });
+      const r = await svc.request("POST", "/load_text_to_collection", {
+        query: { collection_name: "after", wait: "true" },
+        json: { text: "still fine" },
+      });
       expect(r.body.status).toBe("ready");
       // The worker process exports the drop, and the job it then handled, as metrics.
       const metrics = await (await fetch(svc.workerMetrics[0]!)).text();

@@ -45,7 +45,9 @@ interface Row {
 function rows(svc: Service, collection: string): Map<string, Row> {
   const db = catalogDb(svc);
   try {
-    const all = db.prepare("SELECT doc_id, status, version, chunks, blob_key, job_id, error FROM documents WHERE collection = ?").all(collection) as Row[];
+    const all = db
+      .prepare("SELECT doc_id, status, version, chunks, blob_key, job_id, error FROM documents WHERE collection = ?")
+      .all(collection) as Row[];
     return new Map(all.map((r) => [r.doc_id, r]));
   } finally {
     db.close();
@@ -56,13 +58,21 @@ function rows(svc: Service, collection: string): Map<string, Row> {
 function blobStore(svc: Service) {
   if (svc.env.BLOB_STORE === "s3") {
     const s3 = new S3BlobStore({
-      endpoint: svc.env.S3_ENDPOINT, region: svc.env.S3_REGION!, bucket: svc.env.S3_BUCKET, accessKeyId: svc.env.S3_ACCESS_KEY_ID,
-      secretAccessKey: svc.env.S3_SECRET_ACCESS_KEY, forcePathStyle: true,
+      endpoint: svc.env.S3_ENDPOINT,
+      region: svc.env.S3_REGION!,
+      bucket: svc.env.S3_BUCKET,
+      accessKeyId: svc.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: svc.env.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: true,
     });
     return {
       put: (key: string, data: string) => s3.put(key, Buffer.from(data)),
       delete: (key: string) => s3.delete(key),
-      exists: async (key: string) => s3.get(key).then(() => true, () => false),
+      exists: async (key: string) =>
+        s3.get(key).then(
+          () => true,
+          () => false,
+        ),
       close: () => s3.close(),
     };
   }
@@ -130,15 +140,18 @@ describe.each(MODES)("docstore doctor, $mode mode", ({ mode }) => {
       const texts: Record<string, string> = {
         "keep-a": "a document nobody touches, about herons",
         "keep-b": words(200, "egret"),
-        "rawgone": words(12_000, "raw"), // over 64 KiB: a file of its own (or an S3 object)
-        "gone": "raw copy and chunks both gone, about cormorants",
-        "unindexed": "its chunks are deleted from the index, about pelicans",
-        "fewer": words(300, "ibis"),
-        "uncataloged": "its catalog row is removed, about storks",
-        "failed": "marked failed by hand while searchable, about cranes",
+        rawgone: words(12_000, "raw"), // over 64 KiB: a file of its own (or an S3 object)
+        gone: "raw copy and chunks both gone, about cormorants",
+        unindexed: "its chunks are deleted from the index, about pelicans",
+        fewer: words(300, "ibis"),
+        uncataloged: "its catalog row is removed, about storks",
+        failed: "marked failed by hand while searchable, about cranes",
       };
       const documents = Object.entries(texts).map(([doc_id, text]) => ({ doc_id, text }));
-      const loaded = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
+      const loaded = await svc.request("POST", "/load_texts_to_collection", {
+        query: { collection_name: c, wait: "true" },
+        json: { documents },
+      });
       expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
       expect(loaded.body.documents.every((d: { status: string }) => d.status === "ready")).toBe(true);
       const before = rows(svc, c);
@@ -151,7 +164,10 @@ describe.each(MODES)("docstore doctor, $mode mode", ({ mode }) => {
         const worker = svc.workers.pop()!;
         worker.kill("SIGTERM");
         await new Promise((r) => worker.once("exit", r));
-        const r = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "lost" }, json: { text: "its job is lost, about spoonbills" } });
+        const r = await svc.request("POST", "/load_text_to_collection", {
+          query: { collection_name: c, doc_id: "lost" },
+          json: { text: "its job is lost, about spoonbills" },
+        });
         expect(r.status).toBe(202);
         lostJob = r.body.job_id as string;
         const connection = new Redis(svc.env.REDIS_URL!, { maxRetriesPerRequest: null });
@@ -184,7 +200,13 @@ describe.each(MODES)("docstore doctor, $mode mode", ({ mode }) => {
       const report = await svc.request("POST", "/doctor", { query: { collection_name: c } });
       expect(report.status, JSON.stringify(report.body)).toBe(200);
       const expected = {
-        blob_missing: 1, index_missing: 1, index_mismatch: 1, index_stale: 1, index_orphan: 1, job_lost: distributed ? 1 : 0, blob_orphan: 1,
+        blob_missing: 1,
+        index_missing: 1,
+        index_mismatch: 1,
+        index_stale: 1,
+        index_orphan: 1,
+        job_lost: distributed ? 1 : 0,
+        blob_orphan: 1,
       };
       expect(report.body.found).toEqual(expected);
       expect(report.body.repaired).toEqual(Object.fromEntries(Object.keys(expected).map((k) => [k, 0])));
@@ -193,8 +215,13 @@ describe.each(MODES)("docstore doctor, $mode mode", ({ mode }) => {
       const named = (body: { examples: { kind: string; doc_id: string | null; detail: string }[] }) =>
         Object.fromEntries(body.examples.map((e) => [e.kind, e.doc_id ?? e.detail]));
       expect(named(report.body)).toEqual({
-        raw_copy_missing: "rawgone", blob_missing: "gone", index_missing: "unindexed", index_mismatch: "fewer",
-        index_orphan: "uncataloged", index_stale: "failed", blob_orphan: expect.stringContaining(orphan),
+        raw_copy_missing: "rawgone",
+        blob_missing: "gone",
+        index_missing: "unindexed",
+        index_mismatch: "fewer",
+        index_orphan: "uncataloged",
+        index_stale: "failed",
+        blob_orphan: expect.stringContaining(orphan),
         ...(distributed ? { job_lost: "lost" } : {}),
       });
       expect(report.body.checked).toMatchObject({ collections: 1, documents: distributed ? 8 : 7 });
@@ -211,7 +238,15 @@ describe.each(MODES)("docstore doctor, $mode mode", ({ mode }) => {
       const env = { DOCSTORE_URL: svc.url, DOCSTORE_TOKEN: ADMIN };
       const cliReport = await runCli(["doctor", "-c", c], { env });
       expect(cliReport.code, cliReport.stderr).toBe(1);
-      for (const kind of ["blob_missing", "index_missing", "index_mismatch", "index_stale", "index_orphan", "blob_orphan", "raw_copy_missing"]) {
+      for (const kind of [
+        "blob_missing",
+        "index_missing",
+        "index_mismatch",
+        "index_stale",
+        "index_orphan",
+        "blob_orphan",
+        "raw_copy_missing",
+      ]) {
         expect(cliReport.stdout).toContain(kind);
       }
       expect(cliReport.stdout).toContain("run again with --repair");

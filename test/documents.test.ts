@@ -28,7 +28,11 @@ async function search(query: string, k = 3) {
 }
 
 const pages = (n: number) =>
-  Array.from({ length: n }, (_, i) => [`Chapter ${i + 1}`, "", ...Array.from({ length: 20 }, (_, j) => `Line ${j} of page ${i + 1} talks about ordinary things.`)]);
+  Array.from({ length: n }, (_, i) => [
+    `Chapter ${i + 1}`,
+    "",
+    ...Array.from({ length: 20 }, (_, j) => `Line ${j} of page ${i + 1} talks about ordinary things.`),
+  ]);
 
 describe("PDF", () => {
   it("finds a phrase from page 3 and reports page 3", async () => {
@@ -139,7 +143,10 @@ describe("text formats", () => {
   });
 
   it("reads RTF, e-mail, CSV, NDJSON and HTML without its navigation", async () => {
-    const rtf = Buffer.from("{\\rtf1\\ansi\\ansicpg1252 {\\fonttbl{\\f0 Arial;}}\\f0 Boiler pressure caf\\'e9 log\\par Second paragraph}", "latin1");
+    const rtf = Buffer.from(
+      "{\\rtf1\\ansi\\ansicpg1252 {\\fonttbl{\\f0 Arial;}}\\f0 Boiler pressure caf\\'e9 log\\par Second paragraph}",
+      "latin1",
+    );
     expect((await upload("log.rtf", rtf)).body.status).toBe("ready");
     expect((await search("boiler pressure"))[0]?.text).toContain("Boiler pressure café log");
 

@@ -38,7 +38,9 @@ describe("with an OpenAI-compatible embedder", () => {
     await load(c, "pump", "Centrifugal pump bearings wear out after long vibration.");
     await load(c, "billing", "Quarterly invoices are sent to customers by email.");
     const before = openai.requests;
-    const r = await svc.request("GET", "/get_relevant_documents", { query: { query: "pump bearings vibration", collection_names: c, k: 2 } });
+    const r = await svc.request("GET", "/get_relevant_documents", {
+      query: { query: "pump bearings vibration", collection_names: c, k: 2 },
+    });
     expect(r.status).toBe(200);
     expect(r.body.results[0].doc_id).toBe("pump");
     expect(openai.requests).toBeGreaterThan(before);

@@ -116,7 +116,11 @@ export class Answers {
 /** Loads documents `ns` in one bulk request. */
 export async function loadBulk(target: { url: string; token: string }, answers: Answers, ns: number[], guardMs?: number): Promise<Answer> {
   const documents = ns.map((n) => ({ doc_id: idOf(n), text: textOf(n), metadata: { n } }));
-  const answer = await call(target, "POST", "/load_texts_to_collection", { query: { collection_name: answers.collection }, json: { documents }, guardMs });
+  const answer = await call(target, "POST", "/load_texts_to_collection", {
+    query: { collection_name: answers.collection },
+    json: { documents },
+    guardMs,
+  });
   answers.record(ns.map(idOf), answer);
   return answer;
 }
@@ -160,10 +164,16 @@ export function keepSending(clients: number, send: (client: number, turn: number
 }
 
 /** Clients that load texts, in bulk and singly in turn, until stopped or until `cap` documents were sent. */
-export function keepLoading(target: () => { url: string; token: string }, answers: Answers, opts: { clients?: number; bulk?: number; cap: number }) {
+export function keepLoading(
+  target: () => { url: string; token: string },
+  answers: Answers,
+  opts: { clients?: number; bulk?: number; cap: number },
+) {
   return keepSending(opts.clients ?? 3, (c, turn) => {
     if (answers.loaded >= opts.cap) return undefined;
-    return (turn + c) % 2 === 0 ? loadBulk(target(), answers, answers.take(opts.bulk ?? 10)) : loadOne(target(), answers, answers.take(1)[0]!);
+    return (turn + c) % 2 === 0
+      ? loadBulk(target(), answers, answers.take(opts.bulk ?? 10))
+      : loadOne(target(), answers, answers.take(1)[0]!);
   });
 }
 
@@ -178,7 +188,10 @@ export async function upload(target: { url: string; token: string }, answers: An
   const form = new FormData();
   form.append("metadata", JSON.stringify({ n }));
   form.append("file", new Blob([text], { type: "text/plain" }), `${idOf(n)}.txt`);
-  const answer = await call(target, "POST", "/load_document_to_collection", { query: { collection_name: answers.collection, doc_id: idOf(n) }, form });
+  const answer = await call(target, "POST", "/load_document_to_collection", {
+    query: { collection_name: answers.collection, doc_id: idOf(n) },
+    form,
+  });
   answers.record([idOf(n)], answer);
   return answer;
 }
@@ -189,7 +202,9 @@ export async function upload(target: { url: string; token: string }, answers: An
  */
 export function trickle(target: { url: string; token: string }, answers: Answers, n: number) {
   const boundary = `faults-${n}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${idOf(n)}.txt"\r\nContent-Type: text/plain\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${idOf(n)}.txt"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const body = Buffer.concat([head, Buffer.from(`${textOf(n)} ${largeFiller()}`), tail]);
   const url = new URL(`/load_document_to_collection?collection_name=${answers.collection}&doc_id=${idOf(n)}`, target.url);
@@ -197,7 +212,11 @@ export function trickle(target: { url: string; token: string }, answers: Answers
   const answered = new Promise<void>((resolve) => {
     const req = http.request(url, {
       method: "POST",
-      headers: { authorization: `Bearer ${target.token}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(body.length) },
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        "content-type": `multipart/form-data; boundary=${boundary}`,
+        "content-length": String(body.length),
+      },
     });
     const settle = (answer: Answer) => {
       answers.record([idOf(n)], answer);
@@ -226,7 +245,9 @@ export function trickle(target: { url: string; token: string }, answers: Answers
 
 export async function collectionStats(target: { url: string; token: string }, collection: string) {
   const body = ok(await call(target, "GET", "/get_list_of_collection"), "list of collections");
-  return (body.collections as { name: string; documents: number; ready: number; pending: number; failed: number }[]).find((c) => c.name === collection);
+  return (body.collections as { name: string; documents: number; ready: number; pending: number; failed: number }[]).find(
+    (c) => c.name === collection,
+  );
 }
 
 /** Requests that need neither Redis nor S3 nor the embedder: each must answer 200 (a document's status, a search, the lists). */
@@ -234,19 +255,28 @@ export async function readsWork(target: { url: string; token: string }, answers:
   const n = readyId.slice(1);
   const c = answers.collection;
   const guardMs = PROMPT_MS;
-  const found = ok(await call(target, "GET", "/get_relevant_documents", { query: { query: `marker${n}`, collection_names: c, k: 3 }, guardMs }), "search");
+  const found = ok(
+    await call(target, "GET", "/get_relevant_documents", { query: { query: `marker${n}`, collection_names: c, k: 3 }, guardMs }),
+    "search",
+  );
   expect(found.results[0]?.doc_id).toBe(readyId);
   ok(await call(target, "GET", "/get_document_status", { query: { collection_name: c, id_value: readyId }, guardMs }), "status");
   ok(await call(target, "GET", "/get_list_of_documents_names", { query: { collection_name: c, limit: 10 }, guardMs }), "list of documents");
   ok(await call(target, "GET", "/get_list_of_collection", { guardMs }), "list of collections");
-  ok(await call(target, "GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: `n=${n}`, limit: 5 }, guardMs }), "documents by tag");
+  ok(
+    await call(target, "GET", "/get_content_by_tag", { query: { collection_name: c, tag_info: `n=${n}`, limit: 5 }, guardMs }),
+    "documents by tag",
+  );
   return found;
 }
 
 /** A document of the collection that is ready now. */
 export async function someReady(target: { url: string; token: string }, collection: string): Promise<string> {
   return until(async () => {
-    const body = ok(await call(target, "GET", "/get_list_of_documents_names", { query: { collection_name: collection, limit: 1000 } }), "list");
+    const body = ok(
+      await call(target, "GET", "/get_list_of_documents_names", { query: { collection_name: collection, limit: 1000 } }),
+      "list",
+    );
     return (body.documents as { doc_id: string; status: string }[]).find((d) => d.status === "ready")?.doc_id;
   }, SETTLE_MS);
 }
@@ -281,7 +311,11 @@ export async function audit(svc: Service, answers: Answers): Promise<Figures> {
   await until(settled, SETTLE_MS).catch(async () => {
     throw new Error(`documents still pending: ${JSON.stringify(await collectionStats(svc, c))}`);
   });
-  const audited = await auditCollection(svc, c, { acknowledged: answers.acknowledged, unanswered: answers.unanswered, markerOf: (id) => `marker${id.slice(1)}` });
+  const audited = await auditCollection(svc, c, {
+    acknowledged: answers.acknowledged,
+    unanswered: answers.unanswered,
+    markerOf: (id) => `marker${id.slice(1)}`,
+  });
   return { ...audited, refused: answers.refused, unanswered: answers.unanswered.size };
 }
 
@@ -290,9 +324,17 @@ export async function audit(svc: Service, answers: Answers): Promise<Figures> {
  * the clients load 40 more documents than the collection had during the outage (or reach their
  * cap), then stop; the audit, with none of the documents failed.
  */
-export async function recovered(svc: Service, answers: Answers, loaders: { stop(): Promise<unknown> }, documentsDuring: number): Promise<Figures> {
+export async function recovered(
+  svc: Service,
+  answers: Answers,
+  loaders: { stop(): Promise<unknown> },
+  documentsDuring: number,
+): Promise<Figures> {
   await until(async () => status(await loadOne(svc, answers, answers.take(1)[0]!)) === 202, 60_000);
-  await until(async () => answers.loaded >= 600 || (await collectionStats(svc, answers.collection))!.documents >= documentsDuring + 40, 60_000);
+  await until(
+    async () => answers.loaded >= 600 || (await collectionStats(svc, answers.collection))!.documents >= documentsDuring + 40,
+    60_000,
+  );
   await loaders.stop();
   const figures = await audit(svc, answers);
   expect(figures.failed).toBe(0);

@@ -71,7 +71,15 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         const headers: Record<string, string> = { "content-type": "application/problem+json" };
         if (action.retryAfter !== undefined) headers["retry-after"] = action.retryAfter;
         res.writeHead(action.reply, headers);
-        res.end(JSON.stringify({ type: "about:blank", title: http.STATUS_CODES[action.reply], status: action.reply, detail: "injected by the test proxy", instance: url.pathname }));
+        res.end(
+          JSON.stringify({
+            type: "about:blank",
+            title: http.STATUS_CODES[action.reply],
+            status: action.reply,
+            detail: "injected by the test proxy",
+            instance: url.pathname,
+          }),
+        );
         return;
       }
       if (action?.hold === "request") {
@@ -79,7 +87,13 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         return hold();
       }
       const forward = http.request(
-        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: { ...req.headers, host: upstream.host } },
+        {
+          host: upstream.hostname,
+          port: upstream.port,
+          method: req.method,
+          path: req.url,
+          headers: { ...req.headers, host: upstream.host },
+        },
         (up) => {
           const parts: Buffer[] = [];
           up.on("data", (c: Buffer) => parts.push(c));

@@ -14,7 +14,32 @@ import { once } from "node:events";
 import { freePort, RedisServer, startOpenAIServer, startS3Server, type OpenAIServer } from "@docstore/shared/testing";
 import { atFileEnd } from "./cleanup.ts";
 import { startService, tempDataDir, until } from "./harness.ts";
-import { Answers, audit, call, collectionStats, holder, idOf, ingestQueue, keepLoading, keepSending, LARGE_BYTES, loadBulk, loadOne, ok, PROMPT_MS, readsWork, recovered, report, someReady, status, textOf, trickle, unavailable, underLoad, upload } from "./fault-load.ts";
+import {
+  Answers,
+  audit,
+  call,
+  collectionStats,
+  holder,
+  idOf,
+  ingestQueue,
+  keepLoading,
+  keepSending,
+  LARGE_BYTES,
+  loadBulk,
+  loadOne,
+  ok,
+  PROMPT_MS,
+  readsWork,
+  recovered,
+  report,
+  someReady,
+  status,
+  textOf,
+  trickle,
+  unavailable,
+  underLoad,
+  upload,
+} from "./fault-load.ts";
 
 describe("faults, distributed mode", () => {
   it("a worker killed with SIGKILL mid-batch four times in a row, each time holding the same document", async () => {
@@ -25,7 +50,10 @@ describe("faults, distributed mode", () => {
     // The document every kill interrupts, queued behind those: long enough that a worker is seen holding it.
     const big = answers.take(1)[0]!;
     const bigText = `${textOf(big)} ${Array.from({ length: 120_000 }, (_, w) => `bulk${w % 997}`).join(" ")}`;
-    const first = await call(svc, "POST", "/load_text_to_collection", { query: { collection_name: answers.collection, doc_id: idOf(big) }, json: { text: bigText } });
+    const first = await call(svc, "POST", "/load_text_to_collection", {
+      query: { collection_name: answers.collection, doc_id: idOf(big) },
+      json: { text: bigText },
+    });
     answers.record([idOf(big)], first);
     const target = (first as { body: { job_id: string } }).body.job_id;
     const loaders = keepLoading(() => svc, answers, { clients: 2, bulk: 20, cap: 300 });
@@ -58,7 +86,12 @@ describe("faults, distributed mode", () => {
       }, 120_000).catch(async (err: unknown) => {
         // What the queue held when no worker was seen holding a job: the next failure says why.
         const job = await queue.getJob(target);
-        const state = { round, kills, target: { state: await queue.getJobState(target), stalled: job?.stalledCounter, by: job?.processedBy, failed: job?.failedReason }, active: (await queue.getActive()).length };
+        const state = {
+          round,
+          kills,
+          target: { state: await queue.getJobState(target), stalled: job?.stalledCounter, by: job?.processedBy, failed: job?.failedReason },
+          active: (await queue.getActive()).length,
+        };
         throw new Error(`no worker seen holding a job: ${JSON.stringify(state)}`, { cause: err });
       });
       proc.kill("SIGKILL");
@@ -71,11 +104,17 @@ describe("faults, distributed mode", () => {
     }
     await Promise.all(replacements);
     await loaders.stop();
-    expect(kills.map((k) => k.job), JSON.stringify(kills)).toEqual([target, target, target, target]);
+    expect(
+      kills.map((k) => k.job),
+      JSON.stringify(kills),
+    ).toEqual([target, target, target, target]);
 
     const figures = await audit(svc, answers);
     // The document that took its worker down each time is given up on, with the reason; no other is.
-    const bigStatus = ok(await call(svc, "GET", "/get_document_status", { query: { collection_name: answers.collection, id_value: idOf(big) } }), "status");
+    const bigStatus = ok(
+      await call(svc, "GET", "/get_document_status", { query: { collection_name: answers.collection, id_value: idOf(big) } }),
+      "status",
+    );
     expect(bigStatus).toMatchObject({ status: "failed", error: expect.stringMatching(/worker.*stopped/) });
     expect(figures.failed).toBe(1);
     report("worker SIGKILL", { ...figures, kills: kills.length, jobsHeldByKilledWorkers: kills.map((k) => k.held) });
@@ -96,7 +135,9 @@ describe("faults, distributed mode", () => {
     // Loads need the queue: 503 with Retry-After, and nothing of them is kept.
     const single = answers.take(1)[0]!;
     expect(unavailable(await loadOne(svc, answers, single, PROMPT_MS), "a load while Redis is down")).toMatch(/queue unavailable/);
-    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while Redis is down")).toMatch(/queue unavailable/);
+    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while Redis is down")).toMatch(
+      /queue unavailable/,
+    );
     expect(status(await call(svc, "GET", "/get_document_status", { query: { collection_name: c, id_value: idOf(single) } }))).toBe(404);
     expect(status(await call(svc, "GET", "/readyz", { guardMs: PROMPT_MS }))).toBe(503);
     // Searches, statuses and lists need only the catalog and the index.
@@ -115,7 +156,11 @@ describe("faults, distributed mode", () => {
   it("the S3 server stopped while jobs read their documents and clients keep loading, then started again", async () => {
     const s3 = await startS3Server();
     atFileEnd(() => s3.stop());
-    const svc = await startService({ mode: "distributed", workers: 2, env: { S3_ENDPOINT: s3.config.endpoint, S3_BUCKET: s3.config.bucket, WORKER_CONCURRENCY: "16" } });
+    const svc = await startService({
+      mode: "distributed",
+      workers: 2,
+      env: { S3_ENDPOINT: s3.config.endpoint, S3_BUCKET: s3.config.bucket, WORKER_CONCURRENCY: "16" },
+    });
     const { answers, c, loaders, readyId } = await underLoad(svc, "s3");
 
     await s3.down();
@@ -123,7 +168,9 @@ describe("faults, distributed mode", () => {
     const refusedBefore = answers.refused;
     const single = answers.take(1)[0]!;
     expect(unavailable(await loadOne(svc, answers, single, PROMPT_MS), "a load while S3 is down")).toMatch(/blob store unavailable/);
-    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while S3 is down")).toMatch(/blob store unavailable/);
+    expect(unavailable(await loadBulk(svc, answers, answers.take(5), PROMPT_MS), "a bulk load while S3 is down")).toMatch(
+      /blob store unavailable/,
+    );
     expect(status(await call(svc, "GET", "/get_document_status", { query: { collection_name: c, id_value: idOf(single) } }))).toBe(404);
     await readsWork(svc, answers, readyId);
     // Jobs in flight could not read their documents' raw bytes: they wait for a retry.
@@ -165,7 +212,9 @@ describe("faults, distributed mode", () => {
       fail(openai);
       // A search cannot embed its query: it answers at once, ranked by BM25 alone, and says why.
       const found = await readsWork(svc, answers, readyId);
-      expect(found.warnings, name).toEqual([expect.stringMatching(/^query: ranked by BM25 alone, without dense vectors: embedding service unavailable/)]);
+      expect(found.warnings, name).toEqual([
+        expect.stringMatching(/^query: ranked by BM25 alone, without dense vectors: embedding service unavailable/),
+      ]);
       expect(found.warnings[0], name).toMatch(detail);
       // Documents wait for the embedder, not one given up on.
       await until(async () => openai.requests >= 8, 60_000);

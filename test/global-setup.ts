@@ -28,7 +28,9 @@ export default function setup(): () => Promise<void> {
     rmSync(dir, { recursive: true, force: true });
     const keys = await deleteRedisKeys(redisUrl, `test-${run}-*`);
     const left = [
-      ...(files.length > 0 ? [`${files.length} temporary folders or files (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", ..." : ""})`] : []),
+      ...(files.length > 0
+        ? [`${files.length} temporary folders or files (${files.slice(0, 5).join(", ")}${files.length > 5 ? ", ..." : ""})`]
+        : []),
       ...(keys > 0 ? [`${keys} Redis keys under test-${run}-*`] : []),
     ];
     if (left.length > 0) throw new Error(`the tests left behind ${left.join(" and ")}; each test must remove what it makes`);

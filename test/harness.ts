@@ -12,7 +12,13 @@ import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { afterAll, beforeAll, expect } from "vitest";
 import {
-  deleteQdrantCollection, deleteRedisKeys, freePort, QdrantTestServer, startS3Server, testRedisPrefix, uniqueQdrantCollection,
+  deleteQdrantCollection,
+  deleteRedisKeys,
+  freePort,
+  QdrantTestServer,
+  startS3Server,
+  testRedisPrefix,
+  uniqueQdrantCollection,
 } from "@docstore/shared/testing";
 import { atFileEnd } from "./cleanup.ts";
 
@@ -92,8 +98,13 @@ export class Service {
       headers["content-type"] = opts.contentType ?? "text/plain";
     }
     // fetch refuses a body on GET; Python's requests sends one, so the tests must too.
-    const { status, headers: got, text } =
-      method === "GET" && typeof body === "string" ? await rawRequest(url, method, headers, body) : await viaFetch(url, method, headers, body);
+    const {
+      status,
+      headers: got,
+      text,
+    } = method === "GET" && typeof body === "string"
+      ? await rawRequest(url, method, headers, body)
+      : await viaFetch(url, method, headers, body);
     const res = { status, headers: got };
     let parsed: unknown = text;
     try {
@@ -147,7 +158,11 @@ process.once("exit", () => {
 
 async function spawnReady(script: string, env: Record<string, string>, ready: RegExp) {
   // BENCH_NODE_ARGS: Node options for the service's processes, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), script], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(" ").filter(Boolean) ?? []), script], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   children.add(proc);
   proc.once("exit", () => children.delete(proc));
   let output = "";
@@ -246,7 +261,17 @@ async function start(opts: StartOptions, dataDir: string, resources: (() => Prom
   }
   // The run's temporary folder (test/global-setup.ts), for what the service's libraries put there.
   // glibc's malloc settings as scripts/run.sh and the image set them, so tests and benches run the service as users do.
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), PORT: "0", DATA_DIR: dataDir, LOG_LEVEL: "warn", MALLOC_ARENA_MAX: "2", MALLOC_MMAP_THRESHOLD_: "4194304", ...modeEnv, ...opts.env };
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "",
+    TMPDIR: tmpdir(),
+    PORT: "0",
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    MALLOC_ARENA_MAX: "2",
+    MALLOC_MMAP_THRESHOLD_: "4194304",
+    ...modeEnv,
+    ...opts.env,
+  };
   const { proc, match, output } = await spawnReady(MAIN, env, /docstore ready at (\S+)(?: token (\S+))?/);
   const token = match[2] ?? env.API_TOKENS?.split(",")[0]?.split(":")[0] ?? "";
   const service = new Service(match[1]!, token, dataDir, proc, env);

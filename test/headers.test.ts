@@ -60,10 +60,13 @@ describe("security headers", () => {
     expect(r.status).toBe(200);
     expect(r.headers.get("content-type")).toMatch(/^text\/html/);
     const policy = Object.fromEntries(
-      r.headers.get("content-security-policy")!.split(";").map((d) => {
-        const [name, ...values] = d.trim().split(/\s+/);
-        return [name!, values];
-      }),
+      r.headers
+        .get("content-security-policy")!
+        .split(";")
+        .map((d) => {
+          const [name, ...values] = d.trim().split(/\s+/);
+          return [name!, values];
+        }),
     );
     expect(policy).toMatchObject({
       "default-src": ["'self'"],
@@ -75,7 +78,11 @@ describe("security headers", () => {
       "frame-ancestors": ["'none'"],
     });
     // No other host anywhere in the policy: only 'self', 'none', data: and blob:.
-    expect(Object.values(policy).flat().filter((v) => !["'self'", "'none'", "'unsafe-inline'", "data:", "blob:"].includes(v))).toEqual([]);
+    expect(
+      Object.values(policy)
+        .flat()
+        .filter((v) => !["'self'", "'none'", "'unsafe-inline'", "data:", "blob:"].includes(v)),
+    ).toEqual([]);
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
     expect(r.headers.get("x-frame-options")).toBe("DENY");
   });
@@ -90,7 +97,10 @@ describe("CORS", () => {
     });
 
   it("is off by default: no answer lets another origin read it, and a preflight is not granted", async () => {
-    const r = await call(off, "GET", "/get_list_of_collection", { origin: "https://app.example.com", authorization: `Bearer ${off.token}` });
+    const r = await call(off, "GET", "/get_list_of_collection", {
+      origin: "https://app.example.com",
+      authorization: `Bearer ${off.token}`,
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("access-control-allow-origin")).toBeNull();
     const p = await preflight(off, "https://app.example.com");
@@ -108,7 +118,10 @@ describe("CORS", () => {
     expect(p.headers.get("access-control-allow-credentials")).toBeNull();
     expect(p.headers.get("vary")).toMatch(/Origin/);
 
-    const r = await call(listed, "GET", "/get_list_of_collection", { origin: "https://app.example.com", authorization: `Bearer ${listed.token}` });
+    const r = await call(listed, "GET", "/get_list_of_collection", {
+      origin: "https://app.example.com",
+      authorization: `Bearer ${listed.token}`,
+    });
     expect(r.status).toBe(200);
     expect(r.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
     expect(r.headers.get("access-control-expose-headers")).toBe("X-Request-Id,Retry-After");
@@ -117,7 +130,10 @@ describe("CORS", () => {
     expect(refused.status).toBe(401);
     expect(refused.headers.get("access-control-allow-origin")).toBe("https://app.example.com");
 
-    const other = await call(listed, "GET", "/get_list_of_collection", { origin: "https://evil.example.net", authorization: `Bearer ${listed.token}` });
+    const other = await call(listed, "GET", "/get_list_of_collection", {
+      origin: "https://evil.example.net",
+      authorization: `Bearer ${listed.token}`,
+    });
     expect(other.headers.get("access-control-allow-origin")).toBeNull();
     expect((await preflight(listed, "https://evil.example.net")).headers.get("access-control-allow-origin")).toBeNull();
   });
@@ -126,7 +142,10 @@ describe("CORS", () => {
     const p = await preflight(any, "https://anywhere.example.org");
     expect(p.status).toBe(204);
     expect(p.headers.get("access-control-allow-origin")).toBe("*");
-    const r = await call(any, "GET", "/get_list_of_collection", { origin: "https://anywhere.example.org", authorization: `Bearer ${any.token}` });
+    const r = await call(any, "GET", "/get_list_of_collection", {
+      origin: "https://anywhere.example.org",
+      authorization: `Bearer ${any.token}`,
+    });
     expect(r.headers.get("access-control-allow-origin")).toBe("*");
     expect(r.headers.get("x-content-type-options")).toBe("nosniff");
   });

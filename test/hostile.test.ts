@@ -44,14 +44,25 @@ for (const mode of ["embedded", "distributed"] as Mode[]) {
     let t: Target;
 
     beforeAll(async () => {
-      svc = await startService({ mode, workers: mode === "distributed" ? 1 : 0, env: { ...LIMITS, ...(mode === "distributed" ? { CATALOG: "redis" } : {}) } });
+      svc = await startService({
+        mode,
+        workers: mode === "distributed" ? 1 : 0,
+        env: { ...LIMITS, ...(mode === "distributed" ? { CATALOG: "redis" } : {}) },
+      });
       const collection = uniqueName("hostile");
       const loaded = await svc.request("POST", "/load_text_to_collection", {
         query: { collection_name: collection, doc_id: "heron-1", wait: "true" },
         json: { text: "The heron waded through the marsh", metadata: { status: "open" } },
       });
       expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
-      t = { url: svc.url, token: svc.token, collection, docId: "heron-1", maxUploadBytes: Number(LIMITS.MAX_UPLOAD_BYTES), maxBodyBytes: Number(LIMITS.MAX_BODY_BYTES) };
+      t = {
+        url: svc.url,
+        token: svc.token,
+        collection,
+        docId: "heron-1",
+        maxUploadBytes: Number(LIMITS.MAX_UPLOAD_BYTES),
+        maxBodyBytes: Number(LIMITS.MAX_BODY_BYTES),
+      };
     }, 60_000);
 
     afterAll(async () => {
@@ -72,10 +83,27 @@ for (const mode of ["embedded", "distributed"] as Mode[]) {
       it("tries at least 300 malformed requests, across every operation", () => {
         expect(CASES.length).toBeGreaterThanOrEqual(300);
         const ops = new Set(CASES.map((c) => c.op));
-        for (const op of ["load_document", "load_text", "load_texts", "search_get", "search_post", "tag_get", "tag_post", "list_documents", "list_collections", "status", "delete_document", "delete_collection", "doctor", "http"]) {
+        for (const op of [
+          "load_document",
+          "load_text",
+          "load_texts",
+          "search_get",
+          "search_post",
+          "tag_get",
+          "tag_post",
+          "list_documents",
+          "list_collections",
+          "status",
+          "delete_document",
+          "delete_collection",
+          "doctor",
+          "http",
+        ]) {
           expect(ops, op).toContain(op);
         }
-        console.log(`hostile input: ${CASES.length} malformed requests (${CASES.filter((c) => !c.costly).length} in every mode), ${ops.size} operations`);
+        console.log(
+          `hostile input: ${CASES.length} malformed requests (${CASES.filter((c) => !c.costly).length} in every mode), ${ops.size} operations`,
+        );
       });
     }
 
@@ -104,17 +132,68 @@ for (const mode of ["embedded", "distributed"] as Mode[]) {
 
     it("random filters are answered or refused with problem details", async () => {
       const piece = fc.oneof(
-        fc.constantFrom("^", "^OR", "^NQ", "^EQ", "^^", "=", "!=", "<", ">=", "IN", "NOT IN", "LIKE", "NOTLIKE", "STARTSWITH", "BETWEEN", "@", ",", "ISEMPTY", "ANYTHING", "SAMEAS", "ORDERBY", "ORDERBYDESC"),
-        fc.constantFrom("status", "priority", "created", "flag", "note", "a.b", "Status", "1x", "open", "2024-05-01", "javascript:gs.daysAgo(3)", " ", "'", "\"", "%", "_", "\u0000", "é", "\\", ";", "--"),
+        fc.constantFrom(
+          "^",
+          "^OR",
+          "^NQ",
+          "^EQ",
+          "^^",
+          "=",
+          "!=",
+          "<",
+          ">=",
+          "IN",
+          "NOT IN",
+          "LIKE",
+          "NOTLIKE",
+          "STARTSWITH",
+          "BETWEEN",
+          "@",
+          ",",
+          "ISEMPTY",
+          "ANYTHING",
+          "SAMEAS",
+          "ORDERBY",
+          "ORDERBYDESC",
+        ),
+        fc.constantFrom(
+          "status",
+          "priority",
+          "created",
+          "flag",
+          "note",
+          "a.b",
+          "Status",
+          "1x",
+          "open",
+          "2024-05-01",
+          "javascript:gs.daysAgo(3)",
+          " ",
+          "'",
+          '"',
+          "%",
+          "_",
+          "\u0000",
+          "é",
+          "\\",
+          ";",
+          "--",
+        ),
         fc.string({ maxLength: 6 }),
       );
       await fc.assert(
-        fc.asyncProperty(fc.array(piece, { maxLength: 12 }).map((p) => p.join("")), async (filter) => {
-          const search = await svc.request("POST", "/get_relevant_documents", { query: { query: "heron" }, json: { collection_names: [t.collection], metadata: filter } });
-          expectNoServerError(search, `search ${JSON.stringify(filter)}`);
-          const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: t.collection, tag_info: filter } });
-          expectNoServerError(tag, `tag ${JSON.stringify(filter)}`);
-        }),
+        fc.asyncProperty(
+          fc.array(piece, { maxLength: 12 }).map((p) => p.join("")),
+          async (filter) => {
+            const search = await svc.request("POST", "/get_relevant_documents", {
+              query: { query: "heron" },
+              json: { collection_names: [t.collection], metadata: filter },
+            });
+            expectNoServerError(search, `search ${JSON.stringify(filter)}`);
+            const tag = await svc.request("GET", "/get_content_by_tag", { query: { collection_name: t.collection, tag_info: filter } });
+            expectNoServerError(tag, `tag ${JSON.stringify(filter)}`);
+          },
+        ),
         { numRuns: 150 },
       );
       await stillServes();
@@ -124,36 +203,54 @@ for (const mode of ["embedded", "distributed"] as Mode[]) {
       const paths = ["/load_text_to_collection", "/load_texts_to_collection", "/get_relevant_documents", "/get_content_by_tag"];
       await fc.assert(
         fc.asyncProperty(fc.constantFrom(...paths), fc.jsonValue({ maxDepth: 4 }), async (path, value) => {
-          const r = await svc.request("POST", path, { query: { collection_name: path.includes("relevant") ? undefined : t.collection, query: path.includes("relevant") ? "heron" : undefined }, json: value });
+          const r = await svc.request("POST", path, {
+            query: {
+              collection_name: path.includes("relevant") ? undefined : t.collection,
+              query: path.includes("relevant") ? "heron" : undefined,
+            },
+            json: value,
+          });
           expectNoServerError(r, `${path} ${JSON.stringify(value).slice(0, 100)}`);
         }),
         { numRuns: 100 },
       );
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...paths, "/load_document_to_collection"), fc.uint8Array({ maxLength: 512 }), fc.constantFrom("application/json", "text/plain", "multipart/form-data; boundary=x", ""), async (path, bytes, type) => {
-          const headers: Record<string, string> = { authorization: `Bearer ${t.token}` };
-          if (type) headers["content-type"] = type;
-          const url = new URL(path, t.url);
-          url.searchParams.set("collection_name", t.collection);
-          const res = await fetch(url, { method: "POST", headers, body: bytes });
-          const text = await res.text();
-          let body: unknown = text;
-          try {
-            body = JSON.parse(text);
-          } catch {
-            // not JSON
-          }
-          expectNoServerError({ status: res.status, headers: res.headers, body }, `${path} ${type} ${bytes.length} random bytes`);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...paths, "/load_document_to_collection"),
+          fc.uint8Array({ maxLength: 512 }),
+          fc.constantFrom("application/json", "text/plain", "multipart/form-data; boundary=x", ""),
+          async (path, bytes, type) => {
+            const headers: Record<string, string> = { authorization: `Bearer ${t.token}` };
+            if (type) headers["content-type"] = type;
+            const url = new URL(path, t.url);
+            url.searchParams.set("collection_name", t.collection);
+            const res = await fetch(url, { method: "POST", headers, body: bytes });
+            const text = await res.text();
+            let body: unknown = text;
+            try {
+              body = JSON.parse(text);
+            } catch {
+              // not JSON
+            }
+            expectNoServerError({ status: res.status, headers: res.headers, body }, `${path} ${type} ${bytes.length} random bytes`);
+          },
+        ),
         { numRuns: 100 },
       );
       await fc.assert(
-        fc.asyncProperty(fc.dictionary(fc.string({ maxLength: 12 }), fc.oneof(fc.string({ maxLength: 40 }), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })), { maxKeys: 4 }), async (query) => {
-          for (const path of ["/get_relevant_documents", "/get_list_of_documents_names", "/get_document_status"]) {
-            const r = await svc.request("GET", path, { query });
-            expectNoServerError(r, `${path} ${JSON.stringify(query)}`);
-          }
-        }),
+        fc.asyncProperty(
+          fc.dictionary(
+            fc.string({ maxLength: 12 }),
+            fc.oneof(fc.string({ maxLength: 40 }), fc.array(fc.string({ maxLength: 8 }), { maxLength: 3 })),
+            { maxKeys: 4 },
+          ),
+          async (query) => {
+            for (const path of ["/get_relevant_documents", "/get_list_of_documents_names", "/get_document_status"]) {
+              const r = await svc.request("GET", path, { query });
+              expectNoServerError(r, `${path} ${JSON.stringify(query)}`);
+            }
+          },
+        ),
         { numRuns: 60 },
       );
       await stillServes();

@@ -38,7 +38,9 @@ describe.runIf(!TMPFS_SKIP)("index read-only, distributed mode", () => {
     expect(names.status).toBe(200);
     const ready = await svc.request("GET", "/readyz", { token: null });
     expect(ready.status).toBe(503);
-    expect(ready.body.checks.index).toMatch(/^storage unavailable: index\/ under DATA_DIR cannot be written \(read-only file system, EROFS\)/);
+    expect(ready.body.checks.index).toMatch(
+      /^storage unavailable: index\/ under DATA_DIR cannot be written \(read-only file system, EROFS\)/,
+    );
     expect(ready.body.checks.data_dir).toBe("ok");
 
     // The worker waits the outage out, spending no attempt on it (an attempt spent is logged
@@ -47,7 +49,9 @@ describe.runIf(!TMPFS_SKIP)("index read-only, distributed mode", () => {
     const during = await ledger.counts();
     expect(during.failed).toBe(0);
     expect(during.pending).toBeGreaterThan(0);
-    expect(svc.output).toMatch(/"err":"storage unavailable: index\/ under DATA_DIR cannot be written[^"]*","msg":"ingestion job waits for storage"/);
+    expect(svc.output).toMatch(
+      /"err":"storage unavailable: index\/ under DATA_DIR cannot be written[^"]*","msg":"ingestion job waits for storage"/,
+    );
     expect(svc.output).not.toMatch(/storage unavailable[^\n]*"msg":"ingestion job failed"/);
 
     // Writable again: the same processes index everything that waited.

@@ -21,7 +21,11 @@ const SETUPS: { name: string; options: StartOptions }[] = [
   { name: "embedded: SQLite catalog, LanceDB, fs blobs", options: {} },
   { name: "distributed: Redis catalog, S3 blobs, LanceDB", options: { mode: "distributed", workers: 1, env: { CATALOG: "redis" } } },
 ];
-if (qdrantSource() !== null) SETUPS.push({ name: "distributed: Redis catalog, S3 blobs, Qdrant", options: { mode: "distributed", workers: 1, index: "qdrant", env: { CATALOG: "redis" } } });
+if (qdrantSource() !== null)
+  SETUPS.push({
+    name: "distributed: Redis catalog, S3 blobs, Qdrant",
+    options: { mode: "distributed", workers: 1, index: "qdrant", env: { CATALOG: "redis" } },
+  });
 else console.log("injection through Qdrant: skipped: set QDRANT_BIN or QDRANT_URL (the Qdrant stand-in runs the index contract)");
 
 const metadataOf = (v: string) => ({ status: v, note: `pre${v}post`, tags: [v, "plain"] });
@@ -46,7 +50,10 @@ for (const setup of SETUPS) {
       return (r.body.documents as { doc_id: string }[]).map((d) => d.doc_id).sort();
     };
     const search = async (collections: string[], filter: string) => {
-      const r = await request("POST", "/get_relevant_documents", { query: { query: "hostile value", k: 100 }, json: { collection_names: collections, metadata: filter } });
+      const r = await request("POST", "/get_relevant_documents", {
+        query: { query: "hostile value", k: 100 },
+        json: { collection_names: collections, metadata: filter },
+      });
       expect(r.status, `${filter}: ${JSON.stringify(r.body)}`).toBe(200);
       return [...new Set((r.body.results as { doc_id: string }[]).map((h) => h.doc_id))].sort();
     };
@@ -58,7 +65,10 @@ for (const setup of SETUPS) {
       mkdirSync(path.join(root, "data"));
       svc = await startService({ ...setup.options, dataDir: path.join(root, "data") });
       const documents = HOSTILE_VALUES.map((v, i) => ({ doc_id: `h${i}`, text: `hostile value number ${i}`, metadata: metadataOf(v) }));
-      const loaded = await request("POST", "/load_texts_to_collection", { query: { collection_name: c, wait: "true" }, json: { documents } });
+      const loaded = await request("POST", "/load_texts_to_collection", {
+        query: { collection_name: c, wait: "true" },
+        json: { documents },
+      });
       expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
       expect(loaded.body.documents.map((d: any) => d.status)).toEqual(documents.map(() => "ready"));
     }, 90_000);
@@ -96,10 +106,15 @@ for (const setup of SETUPS) {
       const names = [`${c}_x`, `${c}yx`, `${c}-x`, `${c}__x`];
       for (const name of names) {
         const documents = LOOKALIKE_IDS.map((id) => ({ doc_id: id, text: `hostile value lookalike ${id}`, metadata: { owner: name } }));
-        const r = await request("POST", "/load_texts_to_collection", { query: { collection_name: name, wait: "true" }, json: { documents } });
+        const r = await request("POST", "/load_texts_to_collection", {
+          query: { collection_name: name, wait: "true" },
+          json: { documents },
+        });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
       }
-      expect((await request("DELETE", "/delete_document_from_collection", { query: { collection_name: `${c}_x`, id_value: "a_c" } })).status).toBe(200);
+      expect(
+        (await request("DELETE", "/delete_document_from_collection", { query: { collection_name: `${c}_x`, id_value: "a_c" } })).status,
+      ).toBe(200);
       expect((await request("DELETE", "/delete_collection", { query: { collection_name: `${c}yx` } })).status).toBe(200);
       expect(await tag(`${c}_x`, "")).toEqual(LOOKALIKE_IDS.filter((id) => id !== "a_c").sort());
       for (const name of [`${c}-x`, `${c}__x`]) {
@@ -112,24 +127,51 @@ for (const setup of SETUPS) {
     });
 
     it("names and ids that could climb or smuggle a separator are refused before any store sees them", async () => {
-      const climbs = ["../secret.txt", "../../secret.txt", "..%2Fsecret.txt", "..", ".", "a/../../secret.txt", "%2e%2e%2fsecret.txt", "a\u0000b", "' OR 1=1 --"];
+      const climbs = [
+        "../secret.txt",
+        "../../secret.txt",
+        "..%2Fsecret.txt",
+        "..",
+        ".",
+        "a/../../secret.txt",
+        "%2e%2e%2fsecret.txt",
+        "a\u0000b",
+        "' OR 1=1 --",
+      ];
       for (const bad of climbs) {
         const load = await request("POST", "/load_text_to_collection", { query: { collection_name: bad }, json: { text: "x" } });
         expect(load.status, bad).toBe(400);
-        const withId = await request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: bad }, json: { text: "x" } });
+        const withId = await request("POST", "/load_text_to_collection", {
+          query: { collection_name: c, doc_id: bad },
+          json: { text: "x" },
+        });
         expect(withId.status, bad).toBe(400);
-        for (const [method, route] of [["GET", "/get_list_of_documents_names"], ["GET", "/get_content_by_tag"], ["DELETE", "/delete_collection"]] as const) {
+        for (const [method, route] of [
+          ["GET", "/get_list_of_documents_names"],
+          ["GET", "/get_content_by_tag"],
+          ["DELETE", "/delete_collection"],
+        ] as const) {
           expect((await request(method, route, { query: { collection_name: bad } })).status, `${route} ${bad}`).toBe(400);
         }
         expect((await request("GET", "/get_document_status", { query: { collection_name: c, id_value: bad } })).status, bad).toBe(400);
-        expect((await request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: bad } })).status, bad).toBe(400);
+        expect(
+          (await request("DELETE", "/delete_document_from_collection", { query: { collection_name: c, id_value: bad } })).status,
+          bad,
+        ).toBe(400);
       }
       // A file name is kept as the document's name, never used as a path.
       const form = new FormData();
       // Over 64 KiB, so that the fs store keeps it as a file of its own.
-      form.append("file", new Blob([`a file named to climb out. ${"hostile value ".repeat(6000)}`], { type: "text/plain" }), "../../secret.txt");
+      form.append(
+        "file",
+        new Blob([`a file named to climb out. ${"hostile value ".repeat(6000)}`], { type: "text/plain" }),
+        "../../secret.txt",
+      );
       form.append("metadata", JSON.stringify(metadataOf("../../secret.txt")));
-      const upload = await request("POST", "/load_document_to_collection", { query: { collection_name: c, doc_id: "upload-1", wait: "true" }, form });
+      const upload = await request("POST", "/load_document_to_collection", {
+        query: { collection_name: c, doc_id: "upload-1", wait: "true" },
+        form,
+      });
       expect(upload.status, JSON.stringify(upload.body)).toBe(200);
       const status = await request("GET", "/get_document_status", { query: { collection_name: c, id_value: "upload-1" } });
       // The form reader keeps the base name only; either way it is a name, not a path.
@@ -151,11 +193,18 @@ for (const setup of SETUPS) {
         keys = [...listing.matchAll(/<Key>([^<]*)<\/Key>/g)].map((m) => m[1]!);
         expect(keys.length).toBeGreaterThan(0);
       } else {
-        keys = readdirSync(files, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.relative(files, path.join(e.parentPath, e.name)));
+        keys = readdirSync(files, { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile())
+          .map((e) => path.relative(files, path.join(e.parentPath, e.name)));
         expect(keys.length).toBeGreaterThan(0);
         // Small blobs live in the catalog's SQLite file, under the same keys.
         const db = new Database(path.join(root, "data", "catalog.sqlite"), { readonly: true });
-        keys.push(...db.prepare<[], { key: string }>("SELECT key FROM blobs").all().map((r) => r.key));
+        keys.push(
+          ...db
+            .prepare<[], { key: string }>("SELECT key FROM blobs")
+            .all()
+            .map((r) => r.key),
+        );
         db.close();
       }
       for (const k of keys) expect(k).toMatch(key);

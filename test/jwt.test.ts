@@ -35,14 +35,26 @@ afterAll(async () => {
 describe("JWT bearer tokens", () => {
   it("grants the scopes of the scope claim on the collections of the configured claim", async () => {
     const token = await idp.sign({ sub: "team-a-bot", scope: "openid read write", docstore_collections: [mine] });
-    const load = await svc.request("POST", "/load_text_to_collection", { token, query: { collection_name: mine, wait: "true" }, json: { text: "granite and basalt" } });
+    const load = await svc.request("POST", "/load_text_to_collection", {
+      token,
+      query: { collection_name: mine, wait: "true" },
+      json: { text: "granite and basalt" },
+    });
     expect(load.status, JSON.stringify(load.body)).toBe(200);
     const search = await svc.request("GET", "/get_relevant_documents", { token, query: { query: "granite" } });
     expect(search.status).toBe(200);
     expect(search.body.results.map((r: { collection_name: string }) => r.collection_name)).toEqual([mine]);
 
     // A static token beside it, loading into another collection.
-    expect((await svc.request("POST", "/load_text_to_collection", { token: STATIC, query: { collection_name: theirs, wait: "true" }, json: { text: "granite" } })).status).toBe(200);
+    expect(
+      (
+        await svc.request("POST", "/load_text_to_collection", {
+          token: STATIC,
+          query: { collection_name: theirs, wait: "true" },
+          json: { text: "granite" },
+        })
+      ).status,
+    ).toBe(200);
     const listed = await svc.request("GET", "/get_list_of_collection", { token });
     expect(listed.body.collections.map((c: { name: string }) => c.name)).toEqual([mine]);
     const other = await svc.request("GET", "/get_relevant_documents", { token, query: { query: "granite", collection_names: theirs } });
@@ -66,11 +78,31 @@ describe("JWT bearer tokens", () => {
   });
 
   it.each<[string, () => Promise<string>, RegExp]>([
-    ["expired", () => idp.sign({ sub: "s", scope: "read", docstore_collections: [mine] }, { expiresIn: -3600 }), /^invalid bearer token: the JWT expired at \d{4}-/],
-    ["of another issuer", () => idp.sign({ sub: "s", scope: "read" }, { issuer: "https://elsewhere.test/" }), /issuer \("iss"\) is not AUTH_ISSUER/],
-    ["for another audience", () => idp.sign({ sub: "s", scope: "read" }, { audience: "another-service" }), /audience \("aud"\) does not include AUTH_AUDIENCE/],
-    ["signed by another key under the served kid", () => idp.sign({ sub: "s", scope: "read" }, { forgedSignature: true }), /signature does not verify/],
-    ["signed by a key the JWKS lacks", () => idp.sign({ sub: "s", scope: "read" }, { unknownKid: "rotated-away" }), /no key in the JWKS \(AUTH_JWKS_URL\) matches the JWT's kid "rotated-away"/],
+    [
+      "expired",
+      () => idp.sign({ sub: "s", scope: "read", docstore_collections: [mine] }, { expiresIn: -3600 }),
+      /^invalid bearer token: the JWT expired at \d{4}-/,
+    ],
+    [
+      "of another issuer",
+      () => idp.sign({ sub: "s", scope: "read" }, { issuer: "https://elsewhere.test/" }),
+      /issuer \("iss"\) is not AUTH_ISSUER/,
+    ],
+    [
+      "for another audience",
+      () => idp.sign({ sub: "s", scope: "read" }, { audience: "another-service" }),
+      /audience \("aud"\) does not include AUTH_AUDIENCE/,
+    ],
+    [
+      "signed by another key under the served kid",
+      () => idp.sign({ sub: "s", scope: "read" }, { forgedSignature: true }),
+      /signature does not verify/,
+    ],
+    [
+      "signed by a key the JWKS lacks",
+      () => idp.sign({ sub: "s", scope: "read" }, { unknownKid: "rotated-away" }),
+      /no key in the JWKS \(AUTH_JWKS_URL\) matches the JWT's kid "rotated-away"/,
+    ],
     ["without exp", () => idp.sign({ sub: "s", scope: "read" }, { expiresIn: null }), /the JWT has no "exp" claim/],
     ["whose header is not JSON", async () => "bm90IGpzb24.bm90IGpzb24.c2ln", /^invalid bearer token: malformed JWT/],
   ])("refuses a token %s with a 401 and problem details", async (_what, make, detail) => {

@@ -73,7 +73,10 @@ export class Ledger {
     const [doc] = this.documents(1, Math.ceil(bytes / 11));
     const form = new FormData();
     form.append("file", new Blob([doc!.text], { type: "text/plain" }), `${doc!.doc_id}.txt`);
-    const r = await this.svc.request("POST", "/load_document_to_collection", { query: { collection_name: this.collection, doc_id: doc!.doc_id }, form });
+    const r = await this.svc.request("POST", "/load_document_to_collection", {
+      query: { collection_name: this.collection, doc_id: doc!.doc_id },
+      form,
+    });
     if (r.status >= 200 && r.status < 300) this.acknowledged.set(doc!.doc_id, markerOf(doc!.text));
     return r;
   }
@@ -81,13 +84,17 @@ export class Ledger {
   async counts(): Promise<Counts> {
     const r = await this.svc.request("GET", "/get_list_of_collection");
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    return r.body.collections.find((c: { name: string }) => c.name === this.collection) ?? { documents: 0, ready: 0, pending: 0, failed: 0 };
+    return (
+      r.body.collections.find((c: { name: string }) => c.name === this.collection) ?? { documents: 0, ready: 0, pending: 0, failed: 0 }
+    );
   }
 
   /** Finds the document by its marker: its doc_id alone, or what was found instead. */
   async search(docId: string): Promise<string[]> {
     const marker = this.acknowledged.get(docId)!;
-    const r = await this.svc.request("GET", "/get_relevant_documents", { query: { query: marker, collection_names: this.collection, k: 5 } });
+    const r = await this.svc.request("GET", "/get_relevant_documents", {
+      query: { query: marker, collection_names: this.collection, k: 5 },
+    });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     return r.body.results.map((h: { doc_id: string }) => h.doc_id);
   }
@@ -102,7 +109,10 @@ export class Ledger {
 
   /** The audit every fault test ends with (the service still running). */
   async audit(): Promise<Audited> {
-    return auditCollection(this.svc, this.collection, { acknowledged: new Set(this.acknowledged.keys()), markerOf: (id) => this.acknowledged.get(id)! });
+    return auditCollection(this.svc, this.collection, {
+      acknowledged: new Set(this.acknowledged.keys()),
+      markerOf: (id) => this.acknowledged.get(id)!,
+    });
   }
 }
 
@@ -168,7 +178,9 @@ export async function auditCollection(
   for (let i = 0; i < ready.length; i += 8) {
     const found = await Promise.all(
       ready.slice(i, i + 8).map(async (id) => {
-        const r = await svc.request("GET", "/get_relevant_documents", { query: { query: told.markerOf(id), collection_names: collection, k: 5 } });
+        const r = await svc.request("GET", "/get_relevant_documents", {
+          query: { query: told.markerOf(id), collection_names: collection, k: 5 },
+        });
         expect(r.status, JSON.stringify(r.body)).toBe(200);
         expect(r.body.warnings, `warnings of the search for ${id}`).toBeUndefined();
         return r.body.results.map((h: { doc_id: string }) => h.doc_id) as string[];
@@ -176,7 +188,13 @@ export async function auditCollection(
     );
     found.forEach((ids, j) => expect(hybrid ? ids.slice(0, 1) : ids, `search for the marker of ${ready[i + j]}`).toEqual([ready[i + j]]));
   }
-  return { acknowledged: told.acknowledged.size, ready: ready.length, failed: rows.length - ready.length, lost: lost.length, duplicated: index.duplicates.length };
+  return {
+    acknowledged: told.acknowledged.size,
+    ready: ready.length,
+    failed: rows.length - ready.length,
+    lost: lost.length,
+    duplicated: index.duplicates.length,
+  };
 }
 
 function markerOf(text: string): string {

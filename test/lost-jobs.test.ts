@@ -11,7 +11,9 @@ import { removeDir, startService, until, type Service } from "./harness.ts";
 
 async function statuses(svc: Service, collection: string) {
   const r = await svc.request("GET", "/get_list_of_collection");
-  return r.body.collections.find((c: { name: string }) => c.name === collection) as { documents: number; ready: number; pending: number; failed: number } | undefined;
+  return r.body.collections.find((c: { name: string }) => c.name === collection) as
+    | { documents: number; ready: number; pending: number; failed: number }
+    | undefined;
 }
 
 describe("faults, distributed mode", () => {
@@ -29,7 +31,10 @@ describe("faults, distributed mode", () => {
     const refusals: number[] = [];
     /** Loads documents from..from+n-1: a 202 acknowledges them; anything else must be a 503 with Retry-After. */
     const loadBatch = async (from: number, n: number) => {
-      const documents = Array.from({ length: n }, (_, j) => ({ doc_id: `d${from + j}`, text: `doc ${from + j} has marker${from + j}. ${filler}` }));
+      const documents = Array.from({ length: n }, (_, j) => ({
+        doc_id: `d${from + j}`,
+        text: `doc ${from + j} has marker${from + j}. ${filler}`,
+      }));
       const started = performance.now();
       const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });
       if (r.status === 202) for (const d of documents) acknowledged.add(d.doc_id);
@@ -50,7 +55,10 @@ describe("faults, distributed mode", () => {
       expect(midway!.pending).toBeGreaterThan(0);
       // While it is down, loads are refused at once with 503 and Retry-After, and nothing of them is kept.
       for (let i = 0; i < 5; i++) expect(await loadBatch(1000 + 10 * i, 10)).toBe(503);
-      const single = await svc.request("POST", "/load_text_to_collection", { query: { collection_name: c, doc_id: "during" }, json: { text: "refused" } });
+      const single = await svc.request("POST", "/load_text_to_collection", {
+        query: { collection_name: c, doc_id: "during" },
+        json: { text: "refused" },
+      });
       expect([single.status, single.headers.get("retry-after")]).toEqual([503, "5"]);
       // Searches do not need Redis.
       expect((await svc.request("GET", "/get_relevant_documents", { query: { query: "marker1", collection_names: c } })).status).toBe(200);
@@ -66,7 +74,11 @@ describe("faults, distributed mode", () => {
       expect(settled).toEqual({ name: c, documents: acknowledged.size, ready: acknowledged.size, pending: 0, failed: 0 });
 
       const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
-      const records = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as { doc_id: string; status: string; chunks: number }[];
+      const records = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as {
+        doc_id: string;
+        status: string;
+        chunks: number;
+      }[];
       catalog.close();
       expect(new Set(records.map((r) => r.doc_id))).toEqual(acknowledged);
       const rows = await indexRows(svc.dataDir, `collection = '${c}'`);
@@ -96,8 +108,8 @@ describe("faults, distributed mode", () => {
       const pendingAtOutage = midway!.pending;
       console.log(
         `Redis restarted empty: ${acknowledged.size} documents acknowledged, ${pendingAtOutage} pending when it went down, ` +
-        `${recovered} of them lost from the queue and queued again by the workers, 0 lost, 0 duplicated; ` +
-        `${refusals.length} loads refused meanwhile, 503 in at most ${Math.max(...refusals).toFixed(0)} ms`,
+          `${recovered} of them lost from the queue and queued again by the workers, 0 lost, 0 duplicated; ` +
+          `${refusals.length} loads refused meanwhile, 503 in at most ${Math.max(...refusals).toFixed(0)} ms`,
       );
     } finally {
       await svc.stop();

@@ -21,14 +21,27 @@ const utf8 = (s: string) => new TextEncoder().encode(s);
 export const FORMATS: Record<string, Maker> = {
   md: (n) => utf8(`# Document ${n}\n\n${sentence(n)}\n\n## Details\n\n${sentence(n + 1)}\n`),
   txt: (n) => utf8(`${sentence(n)}\n${sentence(n + 2)}\n`),
-  html: (n) => utf8(`<!doctype html><html><head><title>Doc ${n}</title></head><body><h1>Document ${n}</h1><p>${sentence(n)}</p></body></html>`),
+  html: (n) =>
+    utf8(`<!doctype html><html><head><title>Doc ${n}</title></head><body><h1>Document ${n}</h1><p>${sentence(n)}</p></body></html>`),
   csv: (n) => utf8(`id,summary\n${n},"${sentence(n)}"\n${n + 1},"${sentence(n + 1)}"\n`),
   json: (n) => utf8(JSON.stringify({ id: n, summary: sentence(n), tags: ["a", "b"] })),
   rtf: (n) => utf8(`{\\rtf1\\ansi\\deff0 {\\fonttbl {\\f0 Times;}}\\f0 ${sentence(n)}\\par}`),
-  eml: (n) => utf8(`From: ops@example.com\r\nTo: team@example.com\r\nSubject: Note ${n}\r\nDate: Mon, 1 Jan 2024 10:00:00 +0000\r\nContent-Type: text/plain\r\n\r\n${sentence(n)}\r\n`),
+  eml: (n) =>
+    utf8(
+      `From: ops@example.com\r\nTo: team@example.com\r\nSubject: Note ${n}\r\nDate: Mon, 1 Jan 2024 10:00:00 +0000\r\nContent-Type: text/plain\r\n\r\n${sentence(n)}\r\n`,
+    ),
   pdf: (n) => makePdf([[`Document ${n}`, sentence(n)]]),
   docx: (n) => makeDocx([{ heading: `Document ${n}`, level: 1 }, { paragraph: sentence(n) }]),
-  xlsx: (n) => makeXlsx([{ name: "Sheet1", rows: [["id", "summary"], [n, sentence(n)]] }]),
+  xlsx: (n) =>
+    makeXlsx([
+      {
+        name: "Sheet1",
+        rows: [
+          ["id", "summary"],
+          [n, sentence(n)],
+        ],
+      },
+    ]),
   pptx: (n) => makePptx([{ title: `Slide ${n}`, bullets: [sentence(n)] }]),
   odt: (n) => makeOdt([{ heading: `Document ${n}`, level: 1 }, { paragraph: sentence(n) }]),
 };

@@ -33,7 +33,10 @@ describe.skipIf(process.platform !== "linux" || process.getuid?.() !== 0)("Lance
   it("is lowered while documents are indexed and restored when the worker is idle", async () => {
     const c = uniqueName();
     const base = ownNice();
-    const documents = Array.from({ length: 1000 }, (_, i) => ({ doc_id: `d${i}`, text: `Sandpipers and plovers, record ${i}. `.repeat(20) }));
+    const documents = Array.from({ length: 1000 }, (_, i) => ({
+      doc_id: `d${i}`,
+      text: `Sandpipers and plovers, record ${i}. `.repeat(20),
+    }));
     let lowered = false;
     for (let round = 0; round < 4; round++) {
       const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });

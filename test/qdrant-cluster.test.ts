@@ -16,7 +16,7 @@ if (!bin) describeSkipped("Qdrant cluster", source ? QDRANT_BIN_SKIP : QDRANT_SK
 describe.runIf(bin)("Qdrant cluster", () => {
   it("loses a node mid-load: every acknowledged document ready once, searches answering, replicas active again", async () => {
     const cluster = await QdrantCluster.start(bin!, 3);
-    const [first, , victim] = cluster.nodes as [typeof cluster.nodes[0], unknown, typeof cluster.nodes[0]];
+    const [first, , victim] = cluster.nodes as [(typeof cluster.nodes)[0], unknown, (typeof cluster.nodes)[0]];
     const svc = await startService({
       mode: "distributed",
       index: "qdrant",
@@ -28,7 +28,10 @@ describe.runIf(bin)("Qdrant cluster", () => {
     const acknowledged = new Set<string>();
     const searches = { ok: 0, unavailable: 0, other: [] as string[] };
     const loadBatch = async (from: number, n: number) => {
-      const documents = Array.from({ length: n }, (_, j) => ({ doc_id: `d${from + j}`, text: `document ${from + j} carries marker${from + j} and the word heron` }));
+      const documents = Array.from({ length: n }, (_, j) => ({
+        doc_id: `d${from + j}`,
+        text: `document ${from + j} carries marker${from + j} and the word heron`,
+      }));
       const r = await svc.request("POST", "/load_texts_to_collection", { query: { collection_name: c }, json: { documents } });
       if (r.status === 202) for (const d of documents) acknowledged.add(d.doc_id);
       else expect([r.status, r.headers.get("retry-after")], JSON.stringify(r.body)).toEqual([503, "5"]);
@@ -74,7 +77,9 @@ describe.runIf(bin)("Qdrant cluster", () => {
       expect(index.chunksPerDocument.size).toBe(acknowledged.size);
       const found = await svc.request("GET", "/get_relevant_documents", { query: { query: "marker777", collection_names: c, k: 3 } });
       expect(found.body.results.map((h: { doc_id: string }) => h.doc_id)).toEqual(acknowledged.has("d777") ? ["d777"] : []);
-      console.log(`cluster: ${acknowledged.size} acknowledged and ready once; searches ${searches.ok} answered, ${searches.unavailable} 503 (${okWhileDown} answered in the 5 s after the kill)`);
+      console.log(
+        `cluster: ${acknowledged.size} acknowledged and ready once; searches ${searches.ok} answered, ${searches.unavailable} 503 (${okWhileDown} answered in the 5 s after the kill)`,
+      );
     } catch (err) {
       console.error(svc.output.slice(-3000), victim.output.slice(-2000));
       throw err;

@@ -78,7 +78,10 @@ export function rawRequest(url: string, head: Buffer | string, options: RawOptio
     });
     socket.once("close", () => {
       stop();
-      if (!answered) reject(new Error(`connection closed without an answer after ${sent} bytes sent; received: ${received.toString("latin1").slice(0, 200)}`));
+      if (!answered)
+        reject(
+          new Error(`connection closed without an answer after ${sent} bytes sent; received: ${received.toString("latin1").slice(0, 200)}`),
+        );
     });
     socket.once("connect", () => {
       write(head);
@@ -109,4 +112,5 @@ export function head(method: string, target: string, headers: Record<string, str
 }
 
 /** One chunk of a chunked body. */
-export const chunk = (data: Buffer | string) => Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);
+export const chunk = (data: Buffer | string) =>
+  Buffer.concat([Buffer.from(`${Buffer.byteLength(data).toString(16)}\r\n`), Buffer.from(data), Buffer.from("\r\n")]);

@@ -117,7 +117,10 @@ describe("a start that cannot work", () => {
     // A documentation address (RFC 5737): binding to it fails here, and nothing is sent.
     const r = await refused(API, { PORT: "0", HOST: "192.0.2.1", DATA_DIR: tempDataDir() });
     expect(r.code).toBe(2);
-    expectOneLine(r.output, "docstore: HOST=192.0.2.1: not an address of this machine (EADDRNOTAVAIL); use 127.0.0.1, 0.0.0.0 or one of its interfaces' addresses");
+    expectOneLine(
+      r.output,
+      "docstore: HOST=192.0.2.1: not an address of this machine (EADDRNOTAVAIL); use 127.0.0.1, 0.0.0.0 or one of its interfaces' addresses",
+    );
   });
 
   it("names DATA_DIR when it is a file, exits 2, and leaves the file alone", async () => {
@@ -138,9 +141,17 @@ describe("a start that cannot work", () => {
 
   it("names WORKER_METRICS_PORT when a worker's metrics port is in use, and exits 2", async () => {
     const { port } = await holdPort();
-    const r = await refused(WORKER, { QUEUE: "bullmq", WORKER_METRICS_PORT: String(port), DATA_DIR: tempDataDir(), REDIS_PREFIX: testRedisPrefix() });
+    const r = await refused(WORKER, {
+      QUEUE: "bullmq",
+      WORKER_METRICS_PORT: String(port),
+      DATA_DIR: tempDataDir(),
+      REDIS_PREFIX: testRedisPrefix(),
+    });
     expect(r.code).toBe(2);
-    expectOneLine(r.output, `docstore worker: WORKER_METRICS_PORT=${port}: already in use on 127.0.0.1; stop what listens there or choose another WORKER_METRICS_PORT`);
+    expectOneLine(
+      r.output,
+      `docstore worker: WORKER_METRICS_PORT=${port}: already in use on 127.0.0.1; stop what listens there or choose another WORKER_METRICS_PORT`,
+    );
   });
 });
 
@@ -153,7 +164,12 @@ describe("one DATA_DIR, one embedded process", () => {
       second.output,
       `docstore: DATA_DIR=${first.dataDir}: in use by another docstore process (pid ${first.proc.pid}); one DATA_DIR serves one embedded docstore at a time`,
     );
-    const worker = await refused(WORKER, { QUEUE: "bullmq", WORKER_METRICS_PORT: "0", DATA_DIR: first.dataDir, REDIS_PREFIX: testRedisPrefix() });
+    const worker = await refused(WORKER, {
+      QUEUE: "bullmq",
+      WORKER_METRICS_PORT: "0",
+      DATA_DIR: first.dataDir,
+      REDIS_PREFIX: testRedisPrefix(),
+    });
     expect(worker.code).toBe(2);
     expectOneLine(
       worker.output,
@@ -176,7 +192,16 @@ describe("one DATA_DIR, one embedded process", () => {
     const dataDir = tempDataDir();
     const prefix = testRedisPrefix();
     atFileEnd(async () => void (await deleteRedisKeys(REDIS_URL, `${prefix}:*`)));
-    const env = { PATH: process.env.PATH, TMPDIR: tmpdir(), DATA_DIR: dataDir, QUEUE: "bullmq", REDIS_URL, REDIS_PREFIX: prefix, WORKER_METRICS_PORT: "0", LOG_LEVEL: "warn" };
+    const env = {
+      PATH: process.env.PATH,
+      TMPDIR: tmpdir(),
+      DATA_DIR: dataDir,
+      QUEUE: "bullmq",
+      REDIS_URL,
+      REDIS_PREFIX: prefix,
+      WORKER_METRICS_PORT: "0",
+      LOG_LEVEL: "warn",
+    };
     const workers = [run(process.execPath, [WORKER], env), run(process.execPath, [WORKER], env)];
     for (const w of workers) await until(async () => w.output().includes("docstore worker ready") || w.proc.exitCode !== null);
     for (const w of workers) expect(w.output()).toContain("docstore worker ready");

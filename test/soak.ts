@@ -32,9 +32,26 @@ export interface SoakOptions {
   deletions: number;
 }
 
-export const SOAK: SoakOptions = { loaders: 64, texts: 20_000, files: 200, collections: 20, searchers: 8, fetchers: 4, deleters: 2, deletions: 200 };
+export const SOAK: SoakOptions = {
+  loaders: 64,
+  texts: 20_000,
+  files: 200,
+  collections: 20,
+  searchers: 8,
+  fetchers: 4,
+  deleters: 2,
+  deletions: 200,
+};
 
-export type Operation = "bulk load" | "single load" | "file upload" | "search" | "filtered search" | "fetch by filter" | "delete document" | "delete collection";
+export type Operation =
+  | "bulk load"
+  | "single load"
+  | "file upload"
+  | "search"
+  | "filtered search"
+  | "fetch by filter"
+  | "delete document"
+  | "delete collection";
 
 export interface SoakFigures {
   seconds: number;
@@ -76,7 +93,8 @@ export interface SoakLedger {
 const GUARD_MS = 600_000;
 const METADATA = (n: number) => ({ status: ["open", "closed", "pending"][n % 3], priority: 1 + (n % 4), sys_id: `S${n}` });
 const FILLER = "replica outage billing cluster restart latency database index search runbook incident change network".split(" ");
-const textFor = (marker: string, n: number) => `record ${n} carries ${marker}. ${Array.from({ length: 24 }, (_, i) => FILLER[(n + i * 5) % FILLER.length]).join(" ")}`;
+const textFor = (marker: string, n: number) =>
+  `record ${n} carries ${marker}. ${Array.from({ length: 24 }, (_, i) => FILLER[(n + i * 5) % FILLER.length]).join(" ")}`;
 
 interface Task {
   collection: string;
@@ -92,16 +110,32 @@ class Client {
     this.record = record;
   }
 
-  async call(op: Operation, method: string, route: string, opts: { query?: Record<string, string | number>; json?: unknown; form?: FormData }, expected = 200): Promise<any> {
+  async call(
+    op: Operation,
+    method: string,
+    route: string,
+    opts: { query?: Record<string, string | number>; json?: unknown; form?: FormData },
+    expected = 200,
+  ): Promise<any> {
     const url = new URL(route, this.svc.url);
     for (const [k, v] of Object.entries(opts.query ?? {})) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { authorization: `Bearer ${this.svc.token}` };
     if (opts.json !== undefined) headers["content-type"] = "application/json";
     const started = performance.now();
     try {
-      const res = await fetch(url, { method, headers, body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.form, signal: AbortSignal.timeout(GUARD_MS) });
+      const res = await fetch(url, {
+        method,
+        headers,
+        body: opts.json !== undefined ? JSON.stringify(opts.json) : opts.form,
+        signal: AbortSignal.timeout(GUARD_MS),
+      });
       const text = await res.text();
-      this.record(op, res.status, performance.now() - started, res.status === expected ? undefined : `${method} ${url.pathname}${url.search}: ${res.status} ${text.slice(0, 300)}`);
+      this.record(
+        op,
+        res.status,
+        performance.now() - started,
+        res.status === expected ? undefined : `${method} ${url.pathname}${url.search}: ${res.status} ${text.slice(0, 300)}`,
+      );
       return res.status === expected ? JSON.parse(text) : undefined;
     } catch (err) {
       this.record(op, "error", performance.now() - started, `${method} ${url.pathname}: ${String((err as Error).cause ?? err)}`);
@@ -110,7 +144,8 @@ class Client {
   }
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 export const rssMb = (pid: number | undefined) => {
   try {
     return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) / 1024;
@@ -120,11 +155,20 @@ export const rssMb = (pid: number | undefined) => {
 };
 
 /** Runs the soak against a started service (embedded, or distributed with its workers) and waits until nothing is pending. */
-export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (line: string) => void = () => {}): Promise<{ figures: SoakFigures; ledger: SoakLedger }> {
+export async function runSoak(
+  svc: Service,
+  options: SoakOptions = SOAK,
+  log: (line: string) => void = () => {},
+): Promise<{ figures: SoakFigures; ledger: SoakLedger }> {
   const prefix = `soak-${Date.now().toString(36)}`;
   const collections = Array.from({ length: options.collections }, (_, i) => `${prefix}-c${i}`);
   const [deletedCollection] = collections;
-  const ledger: SoakLedger = { collections, deletedCollection: deletedCollection!, markers: new Map(collections.map((c) => [c, new Map()])), deleted: new Map(collections.map((c) => [c, new Set()])) };
+  const ledger: SoakLedger = {
+    collections,
+    deletedCollection: deletedCollection!,
+    markers: new Map(collections.map((c) => [c, new Map()])),
+    deleted: new Map(collections.map((c) => [c, new Set()])),
+  };
   const answers: Record<string, Record<string, number>> = {};
   const latencies: Record<string, number[]> = {};
   const unexpected: string[] = [];
@@ -151,7 +195,13 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
         run: async (client) => {
           const docId = `t${n}`;
           const marker = `mark${n}q${serial++}z`;
-          const ok = await client.call("single load", "POST", "/load_text_to_collection", { query: { collection_name: collection, doc_id: docId }, json: { text: textFor(marker, n), metadata: METADATA(n) } }, 202);
+          const ok = await client.call(
+            "single load",
+            "POST",
+            "/load_text_to_collection",
+            { query: { collection_name: collection, doc_id: docId }, json: { text: textFor(marker, n), metadata: METADATA(n) } },
+            202,
+          );
           if (ok) {
             acknowledge(collection, docId, marker);
             deletable.push({ collection, docId });
@@ -167,7 +217,16 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
         run: async (client) => {
           const documents = batch.map(({ n }) => ({ doc_id: `t${n}`, marker: `mark${n}q${serial++}z`, n }));
           const load = (docs: typeof documents) =>
-            client.call("bulk load", "POST", "/load_texts_to_collection", { query: { collection_name: collection }, json: { documents: docs.map((d) => ({ doc_id: d.doc_id, text: textFor(d.marker, d.n), metadata: METADATA(d.n) })) } }, 202);
+            client.call(
+              "bulk load",
+              "POST",
+              "/load_texts_to_collection",
+              {
+                query: { collection_name: collection },
+                json: { documents: docs.map((d) => ({ doc_id: d.doc_id, text: textFor(d.marker, d.n), metadata: METADATA(d.n) })) },
+              },
+              202,
+            );
           if (!(await load(documents))) return;
           for (const d of documents) acknowledge(collection, d.doc_id, d.marker);
           // Five of them again, as new versions (replaced while the first may still be indexing).
@@ -189,7 +248,15 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
         const form = new FormData();
         form.append("metadata", JSON.stringify(METADATA(f)));
         form.append("file", new Blob([bytes], { type }), name);
-        if (await client.call("file upload", "POST", "/load_document_to_collection", { query: { collection_name: collection, doc_id: docId }, form }, 202)) {
+        if (
+          await client.call(
+            "file upload",
+            "POST",
+            "/load_document_to_collection",
+            { query: { collection_name: collection, doc_id: docId }, form },
+            202,
+          )
+        ) {
           acknowledge(collection, docId, marker);
           deletable.push({ collection, docId });
         }
@@ -220,7 +287,13 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
   let loading = true;
   let loadersDone = false;
   let loaded = 0;
-  const progress = setInterval(() => log(`  ${((performance.now() - started) / 1000).toFixed(0)} s: ${loaded} of ${tasks.length} load tasks done; API RSS ${rssMb(apiPid).toFixed(0)} MB`), 10_000);
+  const progress = setInterval(
+    () =>
+      log(
+        `  ${((performance.now() - started) / 1000).toFixed(0)} s: ${loaded} of ${tasks.length} load tasks done; API RSS ${rssMb(apiPid).toFixed(0)} MB`,
+      ),
+    10_000,
+  );
 
   // The collections searched and fetched from: those with a document acknowledged (a collection exists from its first load), but the one deleted.
   const live = () => collections.filter((c) => c !== deletedCollection && ledger.markers.get(c)!.size > 0);
@@ -236,7 +309,9 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
       loaded += 1;
       if (task.collection === deletedCollection && --firstLeft === 0) {
         // Its documents all answered: it goes, while the other collections go on loading.
-        const body = await client.call("delete collection", "DELETE", "/delete_collection", { query: { collection_name: deletedCollection! } });
+        const body = await client.call("delete collection", "DELETE", "/delete_collection", {
+          query: { collection_name: deletedCollection! },
+        });
         if (body) expect(body.deleted).toBe(true);
         collectionGone();
       }
@@ -254,7 +329,9 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
   });
   const fetchers = Array.from({ length: options.fetchers }, async () => {
     while (await untilLive()) {
-      await client.call("fetch by filter", "GET", "/get_content_by_tag", { query: { collection_name: pick(live()), tag_info: `status=${pick(["open", "closed", "pending"])}^ORDERBYDESCpriority`, limit: 50 } });
+      await client.call("fetch by filter", "GET", "/get_content_by_tag", {
+        query: { collection_name: pick(live()), tag_info: `status=${pick(["open", "closed", "pending"])}^ORDERBYDESCpriority`, limit: 50 },
+      });
     }
   });
   let deletions = 0;
@@ -269,7 +346,11 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
       const victim = candidates.splice(Math.floor(Math.random() * candidates.length), 1)[0]!;
       deletable.splice(deletable.indexOf(victim), 1);
       deletions += 1;
-      if (await client.call("delete document", "DELETE", "/delete_document_from_collection", { query: { collection_name: victim.collection, id_value: victim.docId } })) {
+      if (
+        await client.call("delete document", "DELETE", "/delete_document_from_collection", {
+          query: { collection_name: victim.collection, id_value: victim.docId },
+        })
+      ) {
         ledger.markers.get(victim.collection)!.delete(victim.docId);
         ledger.deleted.get(victim.collection)!.add(victim.docId);
       }
@@ -306,7 +387,8 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
     requests: counts.reduce((sum, c) => sum + c.n, 0),
     errors: counts.filter((c) => c.status !== expected(c.op)).reduce((sum, c) => sum + c.n, 0),
     serverErrors: counts.filter((c) => c.status === "error" || Number(c.status) >= 500).reduce((sum, c) => sum + c.n, 0),
-    documentsAcknowledged: [...ledger.markers.values()].reduce((sum, m) => sum + m.size, 0) + [...ledger.deleted.values()].reduce((sum, s) => sum + s.size, 0),
+    documentsAcknowledged:
+      [...ledger.markers.values()].reduce((sum, m) => sum + m.size, 0) + [...ledger.deleted.values()].reduce((sum, s) => sum + s.size, 0),
     documentsDeleted: [...ledger.deleted.values()].reduce((sum, s) => sum + s.size, 0),
     settleSeconds,
     apiRssMb: rss,
@@ -324,7 +406,9 @@ export async function runSoak(svc: Service, options: SoakOptions = SOAK, log: (l
  * documents name. Then, after a pause, the API's memory (figures.apiRssMb.after).
  */
 export async function auditSoak(svc: Service, ledger: SoakLedger, figures: SoakFigures): Promise<void> {
-  const listed = await fetch(new URL("/get_list_of_collection", svc.url), { headers: { authorization: `Bearer ${svc.token}` } }).then((r) => r.json() as Promise<{ collections: { name: string }[] }>);
+  const listed = await fetch(new URL("/get_list_of_collection", svc.url), { headers: { authorization: `Bearer ${svc.token}` } }).then(
+    (r) => r.json() as Promise<{ collections: { name: string }[] }>,
+  );
   expect(listed.collections.map((c) => c.name)).not.toContain(ledger.deletedCollection);
   for (const collection of ledger.collections) {
     if (collection === ledger.deletedCollection) continue;
@@ -337,10 +421,18 @@ export async function auditSoak(svc: Service, ledger: SoakLedger, figures: SoakF
     const gone = catalog.prepare("SELECT count(*) AS n FROM documents WHERE collection = ?").get(ledger.deletedCollection) as { n: number };
     expect(gone.n, "documents of the deleted collection in the catalog").toBe(0);
     for (const collection of ledger.collections) {
-      const named = (catalog.prepare("SELECT blob_key FROM documents WHERE collection = ?").all(collection) as { blob_key: string }[]).map((r) => r.blob_key);
+      const named = (catalog.prepare("SELECT blob_key FROM documents WHERE collection = ?").all(collection) as { blob_key: string }[]).map(
+        (r) => r.blob_key,
+      );
       const held = await blobKeys(svc, `${collection}/`);
-      expect(held.filter((k) => !named.includes(k)), `raw copies in ${collection} no document names`).toEqual([]);
-      expect(named.filter((k) => !held.includes(k)), `raw copies missing in ${collection}`).toEqual([]);
+      expect(
+        held.filter((k) => !named.includes(k)),
+        `raw copies in ${collection} no document names`,
+      ).toEqual([]);
+      expect(
+        named.filter((k) => !held.includes(k)),
+        `raw copies missing in ${collection}`,
+      ).toEqual([]);
     }
   } finally {
     catalog.close();
@@ -366,8 +458,12 @@ export function cameDown(before: number, peak: number): number {
 async function blobKeys(svc: Service, prefix: string): Promise<string[]> {
   if (svc.env.BLOB_STORE === "s3") {
     const s3 = new S3BlobStore({
-      endpoint: svc.env.S3_ENDPOINT, region: svc.env.S3_REGION!, bucket: svc.env.S3_BUCKET, accessKeyId: svc.env.S3_ACCESS_KEY_ID,
-      secretAccessKey: svc.env.S3_SECRET_ACCESS_KEY, forcePathStyle: true,
+      endpoint: svc.env.S3_ENDPOINT,
+      region: svc.env.S3_REGION!,
+      bucket: svc.env.S3_BUCKET,
+      accessKeyId: svc.env.S3_ACCESS_KEY_ID,
+      secretAccessKey: svc.env.S3_SECRET_ACCESS_KEY,
+      forcePathStyle: true,
     });
     try {
       const keys: string[] = [];
@@ -386,7 +482,9 @@ async function blobKeys(svc: Service, prefix: string): Promise<string[]> {
     : [];
   const db = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
   try {
-    const small = (db.prepare("SELECT key FROM blobs WHERE substr(key, 1, ?) = ?").all(prefix.length, prefix) as { key: string }[]).map((r) => r.key);
+    const small = (db.prepare("SELECT key FROM blobs WHERE substr(key, 1, ?) = ?").all(prefix.length, prefix) as { key: string }[]).map(
+      (r) => r.key,
+    );
     return [...fromFiles, ...small];
   } finally {
     db.close();
@@ -402,11 +500,19 @@ async function fileFor(f: number, text: string): Promise<{ name: string; type: s
     case 1:
       return { name: `f${f}.md`, type: "text/markdown", bytes: utf8(`# File ${f}\n\n${text}\n`) };
     case 2:
-      return { name: `f${f}.html`, type: "text/html", bytes: utf8(`<!doctype html><html><body><h1>File ${f}</h1><p>${text}</p></body></html>`) };
+      return {
+        name: `f${f}.html`,
+        type: "text/html",
+        bytes: utf8(`<!doctype html><html><body><h1>File ${f}</h1><p>${text}</p></body></html>`),
+      };
     case 3:
       return { name: `f${f}.pdf`, type: "application/pdf", bytes: await makePdf([[`File ${f}`, text]]) };
     default:
-      return { name: `f${f}.docx`, type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document", bytes: await makeDocx([{ heading: `File ${f}`, level: 1 }, { paragraph: text }]) };
+      return {
+        name: `f${f}.docx`,
+        type: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        bytes: await makeDocx([{ heading: `File ${f}`, level: 1 }, { paragraph: text }]),
+      };
   }
 }
 
@@ -417,8 +523,16 @@ export function soakReport(mode: string, f: SoakFigures): string[] {
   ];
   for (const [op, byStatus] of Object.entries(f.answers)) {
     const l = f.latencyMs[op]!;
-    lines.push(`  ${op.padEnd(18)} ${Object.entries(byStatus).map(([s, n]) => `${n} x ${s}`).join(", ").padEnd(22)} p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms`);
+    lines.push(
+      `  ${op.padEnd(18)} ${Object.entries(byStatus)
+        .map(([s, n]) => `${n} x ${s}`)
+        .join(", ")
+        .padEnd(22)} p50 ${l.p50.toFixed(0)} ms, p99 ${l.p99.toFixed(0)} ms, max ${l.max.toFixed(0)} ms`,
+    );
   }
-  lines.push(`  API RSS MB: ${f.apiRssMb.before.toFixed(0)} before, ${f.apiRssMb.peak.toFixed(0)} peak, ${f.apiRssMb.after.toFixed(0)} after` + (f.workerPeakRssMb.length ? `; workers' peak RSS MB: ${f.workerPeakRssMb.map((m) => m.toFixed(0)).join(", ")}` : ""));
+  lines.push(
+    `  API RSS MB: ${f.apiRssMb.before.toFixed(0)} before, ${f.apiRssMb.peak.toFixed(0)} peak, ${f.apiRssMb.after.toFixed(0)} after` +
+      (f.workerPeakRssMb.length ? `; workers' peak RSS MB: ${f.workerPeakRssMb.map((m) => m.toFixed(0)).join(", ")}` : ""),
+  );
   return lines;
 }

@@ -23,7 +23,8 @@ function run(args: string[]): { ok: boolean; why: string } {
 /** Why tmpfs mounts cannot be made here (the suites that need them skip, saying so), or null when they can. */
 export const TMPFS_SKIP: string | null = (() => {
   if (process.platform !== "linux") return "skipped: a full or read-only DATA_DIR is simulated with a tmpfs mount, which needs Linux";
-  if (process.getuid?.() !== 0) return "skipped: a full or read-only DATA_DIR is simulated with a tmpfs mount, which needs root (run the tests as root)";
+  if (process.getuid?.() !== 0)
+    return "skipped: a full or read-only DATA_DIR is simulated with a tmpfs mount, which needs root (run the tests as root)";
   const probe = mkdtempSync(path.join(tmpdir(), "docstore-tmpfs-probe-"));
   try {
     const mounted = run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", probe]);

@@ -49,7 +49,11 @@ describe.skipIf(!installed)("bench/embed-server", () => {
   });
 
   const post = (body: unknown) =>
-    fetch(`${baseURL}/embeddings`, { method: "POST", headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) });
+    fetch(`${baseURL}/embeddings`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
 
   it("answers the openai package's default request (base64) with the model's unit vectors and its published similarities", async () => {
     const client = new OpenAI({ baseURL, apiKey: "unused", maxRetries: 0 });
@@ -74,9 +78,14 @@ describe.skipIf(!installed)("bench/embed-server", () => {
 
   it("gives a text the same vector alone and batched with longer texts (padding is masked)", async () => {
     const long = "Mitochondrial dysfunction ".repeat(40);
-    const alone = await Promise.all(SENTENCES.map(async (s) => ((await (await post({ model: MODEL, input: s })).json()) as any).data[0].embedding as number[]));
+    const alone = await Promise.all(
+      SENTENCES.map(async (s) => ((await (await post({ model: MODEL, input: s })).json()) as any).data[0].embedding as number[]),
+    );
     // Concurrent requests are run together by the model thread.
-    const batched = await Promise.all([post({ model: MODEL, input: [long, ...SENTENCES] }), post({ model: MODEL, input: [long + " again", SENTENCES[2]] })]);
+    const batched = await Promise.all([
+      post({ model: MODEL, input: [long, ...SENTENCES] }),
+      post({ model: MODEL, input: [long + " again", SENTENCES[2]] }),
+    ]);
     const first = (await batched[0]!.json()) as any;
     const second = (await batched[1]!.json()) as any;
     SENTENCES.forEach((_, i) => expect(dot(first.data[i + 1].embedding, alone[i]!)).toBeCloseTo(1, 5));

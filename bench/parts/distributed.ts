@@ -28,9 +28,11 @@ async function s3Ceiling(): Promise<number> {
   const body = Buffer.alloc(1024, 97);
   let n = 0;
   const started = performance.now();
-  await Promise.all(Array.from({ length: 50 }, async () => {
-    while (performance.now() - started < 5000) await store.put(`c/x/k${n++}`, body);
-  }));
+  await Promise.all(
+    Array.from({ length: 50 }, async () => {
+      while (performance.now() - started < 5000) await store.put(`c/x/k${n++}`, body);
+    }),
+  );
   const rate = n / ((performance.now() - started) / 1000);
   store.close();
   await s3.stop();
@@ -60,7 +62,6 @@ export function machineTicks(): { busy: number; total: number } {
 export function processTicks(pid: number | undefined): number {
   return pid ? statTicks(`/proc/${pid}/stat`) : 0;
 }
-
 
 interface Run {
   rate: number;
@@ -122,7 +123,9 @@ export async function distributedFigures(text1k: (n: number) => string, echoRps:
       `(target >= 0.25); the S3 server alone takes ${fmt(ceiling)} PUT/s (ratio ${fmt(viaS3 / ceiling, 2)})`,
   );
   const viaFs = await loadRate("fs", text1k);
-  console.log(`distributed load_text_to_collection, shared folder: ${fmt(viaFs)} req/s; ratio to the bare Express echo ${fmt(viaFs / echoRps, 2)}`);
+  console.log(
+    `distributed load_text_to_collection, shared folder: ${fmt(viaFs)} req/s; ratio to the bare Express echo ${fmt(viaFs / echoRps, 2)}`,
+  );
   const N = 4000;
   const where = (r: Run) =>
     `machine CPU ${fmt(r.cores.machine, 2)} of 2 cores busy: API ${fmt(r.cores.api, 2)}, workers ${fmt(r.cores.workers, 2)}, ` +

@@ -21,7 +21,7 @@ const WORDS = (
 /** Deterministic pseudo-random numbers, so every run measures the same document. */
 function random(seed: number): () => number {
   let state = seed >>> 0;
-  return () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 function sentence(next: () => number): string {
@@ -36,7 +36,12 @@ async function proseDocx(pages: number): Promise<Uint8Array> {
   const children: (Paragraph | Table)[] = [];
   let words = 0;
   for (let section = 1; words < pages * 500; section++) {
-    children.push(new Paragraph({ text: `Section ${section}: ${sentence(next).slice(0, 40)}`, heading: section % 4 === 1 ? HeadingLevel.HEADING_1 : HeadingLevel.HEADING_2 }));
+    children.push(
+      new Paragraph({
+        text: `Section ${section}: ${sentence(next).slice(0, 40)}`,
+        heading: section % 4 === 1 ? HeadingLevel.HEADING_1 : HeadingLevel.HEADING_2,
+      }),
+    );
     for (let i = 0; i < 4; i++) {
       const runs = Array.from({ length: 3 + Math.floor(next() * 4) }, () => {
         const text = `${sentence(next)} `;
@@ -47,7 +52,10 @@ async function proseDocx(pages: number): Promise<Uint8Array> {
       children.push(new Paragraph({ children: runs }));
     }
     if (section % 10 === 0) {
-      const row = () => new TableRow({ children: Array.from({ length: 4 }, () => new TableCell({ children: [new Paragraph(sentence(next).slice(0, 24))] })) });
+      const row = () =>
+        new TableRow({
+          children: Array.from({ length: 4 }, () => new TableCell({ children: [new Paragraph(sentence(next).slice(0, 24))] })),
+        });
       children.push(new Table({ rows: Array.from({ length: 6 }, row) }));
     }
   }
@@ -57,14 +65,19 @@ async function proseDocx(pages: number): Promise<Uint8Array> {
 /** A long article page with the chrome real pages carry: navigation, scripts, a table, lists. */
 function htmlPage(bytes: number): Uint8Array {
   const next = random(7);
-  const parts = ["<!doctype html><html><head><title>Bench</title><style>body{font:14px sans-serif}</style><script>var x = 1;</script></head><body>"];
+  const parts = [
+    "<!doctype html><html><head><title>Bench</title><style>body{font:14px sans-serif}</style><script>var x = 1;</script></head><body>",
+  ];
   parts.push(`<nav><ul>${Array.from({ length: 20 }, (_, i) => `<li><a href="/p${i}">Link ${i}</a></li>`).join("")}</ul></nav><article>`);
   let size = 0;
   for (let section = 1; size < bytes; section++) {
     const block = [`<h2>Section ${section}</h2>`];
     for (let i = 0; i < 4; i++) block.push(`<p>${Array.from({ length: 5 }, () => sentence(next)).join(" <b>bold</b> ")}</p>`);
     if (section % 5 === 0) block.push(`<ul>${Array.from({ length: 5 }, () => `<li>${sentence(next)}</li>`).join("")}</ul>`);
-    if (section % 10 === 0) block.push(`<table>${Array.from({ length: 6 }, () => `<tr>${Array.from({ length: 4 }, () => `<td>${sentence(next).slice(0, 24)}</td>`).join("")}</tr>`).join("")}</table>`);
+    if (section % 10 === 0)
+      block.push(
+        `<table>${Array.from({ length: 6 }, () => `<tr>${Array.from({ length: 4 }, () => `<td>${sentence(next).slice(0, 24)}</td>`).join("")}</tr>`).join("")}</table>`,
+      );
     const html = block.join("\n");
     size += html.length;
     parts.push(html);

@@ -84,7 +84,9 @@ export async function pdfFigures(): Promise<void> {
     const file = path.join(dir, "in.pdf");
     writeFileSync(file, bytes);
     const mb = bytes.byteLength / 1e6;
-    console.log(`PDF extraction: a generated ${PAGES}-page PDF of SciFact prose (~${fmt(WORDS_PER_PAGE)} words a page), ${fmt(mb, 2)} MB, ${RUNS} runs each, alternating, after a warm-up`);
+    console.log(
+      `PDF extraction: a generated ${PAGES}-page PDF of SciFact prose (~${fmt(WORDS_PER_PAGE)} words a page), ${fmt(mb, 2)} MB, ${RUNS} runs each, alternating, after a warm-up`,
+    );
 
     let ours = "";
     let reference = "";
@@ -99,10 +101,14 @@ export async function pdfFigures(): Promise<void> {
       },
     );
     const oursRate = mb / oursSeconds;
-    console.log(`  extractPdf (pdf.js, in process): ${fmt(oursRate, 2)} MB/s (${fmt(oursSeconds * 1000)} ms a run, ${fmt(words(ours))} words)`);
+    console.log(
+      `  extractPdf (pdf.js, in process): ${fmt(oursRate, 2)} MB/s (${fmt(oursSeconds * 1000)} ms a run, ${fmt(words(ours))} words)`,
+    );
     if (withReference) {
       const referenceRate = mb / referenceSeconds;
-      console.log(`  pdftotext (poppler, spawned):    ${fmt(referenceRate, 2)} MB/s (${fmt(referenceSeconds * 1000)} ms a run, ${fmt(words(reference))} words)`);
+      console.log(
+        `  pdftotext (poppler, spawned):    ${fmt(referenceRate, 2)} MB/s (${fmt(referenceSeconds * 1000)} ms a run, ${fmt(words(reference))} words)`,
+      );
       console.log(`  ratio ${fmt(oursRate / referenceRate, 2)} (target >= 0.2)`);
     } else {
       console.log("  pdftotext (poppler) is not on PATH (Debian's poppler-utils): no ratio, skipped");

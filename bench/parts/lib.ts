@@ -12,7 +12,10 @@ export interface Doc {
 }
 
 export function readJsonl<T>(file: string): T[] {
-  return readFileSync(file, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l) as T);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as T);
 }
 
 export type Qrels = Map<string, Map<string, number>>;
@@ -22,7 +25,9 @@ export function scifact(split: "test" | "train" = "test") {
   const corpus = readJsonl<Doc>(path.join(SCIFACT, "corpus.jsonl"));
   const queries = new Map(readJsonl<{ _id: string; text: string }>(path.join(SCIFACT, "queries.jsonl")).map((q) => [q._id, q.text]));
   const qrels: Qrels = new Map();
-  for (const line of readFileSync(path.join(SCIFACT, `qrels/${split}.tsv`), "utf8").split("\n").slice(1)) {
+  for (const line of readFileSync(path.join(SCIFACT, `qrels/${split}.tsv`), "utf8")
+    .split("\n")
+    .slice(1)) {
     const [q, d, s] = line.split("\t");
     if (!q || !d) continue;
     if (!qrels.has(q)) qrels.set(q, new Map());

@@ -31,7 +31,11 @@ export interface Figures {
  * gets them: a hybrid search fuses max(k, HYBRID_DEPTH) candidates of each ranking), Recall@100
  * from the first 100 of another.
  */
-export async function measure(queries: { id: string; text: string }[], qrels: Qrels, searchFor: (q: { id: string; text: string }) => Search): Promise<Figures> {
+export async function measure(
+  queries: { id: string; text: string }[],
+  qrels: Qrels,
+  searchFor: (q: { id: string; text: string }) => Search,
+): Promise<Figures> {
   const top10 = new Map<string, string[]>();
   const top100 = new Map<string, string[]>();
   for (const q of queries) {

@@ -35,13 +35,16 @@ export async function tuneFusion(
     for (const q of queries) runs.set(q.id, await rankDocuments(search(q.id), 10));
     return score(runs, qrels).ndcg10;
   };
-  const fused = (fusion: HybridFusion) => (q: string): Search => async (k) => {
-    const [lexical, dense] = lists.get(q)!;
-    const depth = Math.max(k, fusion.depth);
-    return reciprocalRankFusion([lexical.slice(0, depth), dense.slice(0, depth)], key, RRF_K, [fusion.lexicalWeight, fusion.denseWeight])
-      .slice(0, k)
-      .map((f) => f.item);
-  };
+  const fused =
+    (fusion: HybridFusion) =>
+    (q: string): Search =>
+    async (k) => {
+      const [lexical, dense] = lists.get(q)!;
+      const depth = Math.max(k, fusion.depth);
+      return reciprocalRankFusion([lexical.slice(0, depth), dense.slice(0, depth)], key, RRF_K, [fusion.lexicalWeight, fusion.denseWeight])
+        .slice(0, k)
+        .map((f) => f.item);
+    };
   const lexicalOnly = await ndcg((q) => async (k) => lists.get(q)![0].slice(0, k));
   const denseOnly = await ndcg((q) => async (k) => lists.get(q)![1].slice(0, k));
   const results: { fusion: HybridFusion; ndcg10: number }[] = [];
@@ -56,10 +59,14 @@ export async function tuneFusion(
   // Best first; among equals, the shallower and the less weighted (ties are common: 809 queries).
   results.sort((a, b) => b.ndcg10 - a.ndcg10 || a.fusion.depth - b.fusion.depth || a.fusion.denseWeight - b.fusion.denseWeight);
   const label = (f: HybridFusion) => `depth ${f.depth}, weights ${f.lexicalWeight} (BM25) : ${f.denseWeight} (dense)`;
-  console.log(`\nfusion tuned on ${queries.length} train queries (nDCG@10): BM25 alone ${fmt(lexicalOnly, 4)}, dense alone ${fmt(denseOnly, 4)}`);
+  console.log(
+    `\nfusion tuned on ${queries.length} train queries (nDCG@10): BM25 alone ${fmt(lexicalOnly, 4)}, dense alone ${fmt(denseOnly, 4)}`,
+  );
   const current = results.find((r) => JSON.stringify(r.fusion) === JSON.stringify(DEFAULT_FUSION));
   const plain = await ndcg(fused({ depth: 100, lexicalWeight: 1, denseWeight: 1 }));
-  console.log(`  plain RRF (depth 100, weights 1 : 1): ${fmt(plain, 4)}; the current defaults (${label(DEFAULT_FUSION)}): ${current ? fmt(current.ndcg10, 4) : "not in the grid"}`);
+  console.log(
+    `  plain RRF (depth 100, weights 1 : 1): ${fmt(plain, 4)}; the current defaults (${label(DEFAULT_FUSION)}): ${current ? fmt(current.ndcg10, 4) : "not in the grid"}`,
+  );
   console.log(`  best ${Math.min(10, results.length)} of ${results.length} settings tried:`);
   for (const r of results.slice(0, 10)) console.log(`    ${fmt(r.ndcg10, 4)}  ${label(r.fusion)}`);
   const best = results[0]!;

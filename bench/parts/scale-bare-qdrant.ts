@@ -28,7 +28,11 @@ export interface BareQdrantFigures {
 }
 
 async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
-  const res = await fetch(`${url}${route}`, { method, headers: { "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${url}${route}`, {
+    method,
+    headers: { "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`bare Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
   return (await res.json()) as { result: unknown };
 }
@@ -47,7 +51,11 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
   console.log(`bare Qdrant (pid ${qdrant.pid}, ${url}): ${WRITERS} clients, batches of ${BATCH}, wait=true, BM25 inference in Qdrant`);
   try {
     await call(url, "PUT", `/collections/${NAME}`, { sparse_vectors: { bm25: { modifier: "idf" } } });
-    for (const [field, schema] of [["status", "keyword"], ["priority", "integer"], ["created", "integer"]]) {
+    for (const [field, schema] of [
+      ["status", "keyword"],
+      ["priority", "integer"],
+      ["created", "integer"],
+    ]) {
       await call(url, "PUT", `/collections/${NAME}/index?wait=true`, { field_name: field, field_schema: schema });
     }
     const batches = scaleBatches(opts.sentences, opts.n, BATCH);
@@ -65,15 +73,28 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
     await Promise.all(Array.from({ length: WRITERS }, writer));
     const seconds = (performance.now() - started) / 1000;
     const cpuPerThousand = (processTicks(qdrant.pid) - ticks) / 100 / (loaded / 1000);
-    console.log(`  ${fmt(loaded)} points in ${fmt(seconds, 1)} s: ${fmt(loaded / seconds)} docs/s; Qdrant ${fmt(cpuPerThousand, 2)} CPU s per 1,000 documents`);
+    console.log(
+      `  ${fmt(loaded)} points in ${fmt(seconds, 1)} s: ${fmt(loaded / seconds)} docs/s; Qdrant ${fmt(cpuPerThousand, 2)} CPU s per 1,000 documents`,
+    );
     const { queries, seconds: minSeconds } = opts;
     const search = (filter: unknown) => async (i: number) => {
-      const body = { query: BM25(queries[i % queries.length]!), using: "bm25", limit: 10, with_payload: true, ...(filter ? { filter } : {}) };
+      const body = {
+        query: BM25(queries[i % queries.length]!),
+        using: "bm25",
+        limit: 10,
+        with_payload: true,
+        ...(filter ? { filter } : {}),
+      };
       return ((await call(url, "POST", `/collections/${NAME}/points/query`, body)).result as { points: unknown[] }).points.length;
     };
     const open = { key: "status", match: { value: "open" } };
     const tag = async () => {
-      const body = { filter: { must: [open, { key: "priority", match: { value: 2 } }] }, order_by: { key: "created", direction: "desc" }, limit: 100, with_payload: true };
+      const body = {
+        filter: { must: [open, { key: "priority", match: { value: 2 } }] },
+        order_by: { key: "created", direction: "desc" },
+        limit: 100,
+        with_payload: true,
+      };
       return ((await call(url, "POST", `/collections/${NAME}/points/scroll`, body)).result as { points: unknown[] }).points.length;
     };
     const figures = {
@@ -85,7 +106,9 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
       peakRss: rss.stop(),
       disk: diskBytes(qdrant.dir!),
     };
-    console.log(`  search ${fmt(figures.search.qps)} q/s, filtered ${fmt(figures.filtered.qps)} q/s, tag ${fmt(figures.tag.qps)} q/s; peak RSS ${fmt(figures.peakRss / MB)} MB, storage ${fmt(figures.disk / MB)} MB`);
+    console.log(
+      `  search ${fmt(figures.search.qps)} q/s, filtered ${fmt(figures.filtered.qps)} q/s, tag ${fmt(figures.tag.qps)} q/s; peak RSS ${fmt(figures.peakRss / MB)} MB, storage ${fmt(figures.disk / MB)} MB`,
+    );
     return figures;
   } finally {
     rss.stop();

@@ -49,12 +49,16 @@ async function build(table: lancedb.Table, opts: ScaleOptions) {
     }
   }
   const t = performance.now();
-  await table.createIndex("text", { config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }) });
+  await table.createIndex("text", {
+    config: lancedb.Index.fts({ language: "English", stem: true, removeStopWords: true, lowercase: true }),
+  });
   const ftsSeconds = (performance.now() - t) / 1000;
   await table.createIndex("status", { config: lancedb.Index.bitmap() });
   await table.createIndex("priority", { config: lancedb.Index.btree() });
   const indexSeconds = (performance.now() - t) / 1000;
-  console.log(`  ${fmt(added)} rows added in ${fmt(addSeconds, 1)} s; full-text index ${fmt(ftsSeconds, 1)} s, all indexes ${fmt(indexSeconds, 1)} s`);
+  console.log(
+    `  ${fmt(added)} rows added in ${fmt(addSeconds, 1)} s; full-text index ${fmt(ftsSeconds, 1)} s, all indexes ${fmt(indexSeconds, 1)} s`,
+  );
   return { rawBytes, seconds: addSeconds + indexSeconds };
 }
 
@@ -75,7 +79,9 @@ async function tagLookup(table: lancedb.Table): Promise<number> {
 export async function lancedbFigures(opts: ScaleOptions): Promise<SideFigures> {
   const dir = mkdtempSync(path.join(tmpdir(), "bench-lancedb-"));
   const rss = rssSampler(process.pid);
-  console.log(`bare LanceDB (@lancedb/lancedb, in process), table in ${dir}; this process's RSS before: ${fmt(procBytes(process.pid, "VmRSS") / MB)} MB; LANCE_CPU_THREADS ${process.env.LANCE_CPU_THREADS ?? "unset"}, TOKIO_WORKER_THREADS ${process.env.TOKIO_WORKER_THREADS ?? "unset"} (as the service's)`);
+  console.log(
+    `bare LanceDB (@lancedb/lancedb, in process), table in ${dir}; this process's RSS before: ${fmt(procBytes(process.pid, "VmRSS") / MB)} MB; LANCE_CPU_THREADS ${process.env.LANCE_CPU_THREADS ?? "unset"}, TOKIO_WORKER_THREADS ${process.env.TOKIO_WORKER_THREADS ?? "unset"} (as the service's)`,
+  );
   const db = await lancedb.connect(dir);
   try {
     const table = await db.createEmptyTable("docs", schema);
@@ -83,7 +89,11 @@ export async function lancedbFigures(opts: ScaleOptions): Promise<SideFigures> {
     const indexedPerSec = opts.n / built.seconds;
     console.log(`  indexed: ${fmt(indexedPerSec)} docs/s; raw text ${fmt(built.rawBytes / MB, 1)} MB`);
     const search = (where: string | undefined) => async (i: number) => {
-      const q = table.query().fullTextSearch(opts.queries[i % opts.queries.length]!).select([...COLUMNS, "_score"]).limit(10);
+      const q = table
+        .query()
+        .fullTextSearch(opts.queries[i % opts.queries.length]!)
+        .select([...COLUMNS, "_score"])
+        .limit(10);
       return (await (where ? q.where(where) : q).toArray()).length;
     };
     const sets = {

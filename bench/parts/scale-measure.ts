@@ -80,7 +80,9 @@ export function threadTicks(pid: number): Map<string, number> {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     let name: string;
     try {
-      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim().replace(/[-_ ]?\d+$/, "");
+      name = readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8")
+        .trim()
+        .replace(/[-_ ]?\d+$/, "");
     } catch {
       continue; // the thread ended meanwhile
     }

@@ -60,7 +60,12 @@ export async function qdrantFigures(opts: ScaleOptions, workers: number, withQue
     };
     const indexedPerSec = loaded.ready / loaded.seconds;
     const perThousand = (c: number) => (c * loaded.seconds) / (loaded.ready / 1000);
-    const cpuPerThousand = { api: perThousand(cores.api), workers: perThousand(cores.workers), qdrant: perThousand(cores.qdrant), redis: perThousand(cores.redis) };
+    const cpuPerThousand = {
+      api: perThousand(cores.api),
+      workers: perThousand(cores.workers),
+      qdrant: perThousand(cores.qdrant),
+      redis: perThousand(cores.redis),
+    };
     console.log(
       `  end-to-end: ${fmt(indexedPerSec)} docs/s indexed; CPU ${fmt(cores.machine, 2)} of 2 cores busy: API ${fmt(cores.api, 2)}, ` +
         `workers ${fmt(cores.workers, 2)}, Qdrant ${fmt(cores.qdrant, 2)}, Redis ${fmt(cores.redis, 2)}, the rest blobs and the load generator`,
@@ -72,7 +77,17 @@ export async function qdrantFigures(opts: ScaleOptions, workers: number, withQue
     const qdrantPeakRss = rss?.stop();
     const qdrantDisk = qdrant.dir ? diskBytes(qdrant.dir) : undefined;
     if (qdrantPeakRss) console.log(`  Qdrant: peak RSS ${fmt(qdrantPeakRss / MB)} MB, storage ${fmt((qdrantDisk ?? 0) / MB)} MB`);
-    return { workers, indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, cores, cpuPerThousand, sets, qdrantPeakRss, qdrantDisk };
+    return {
+      workers,
+      indexedPerSec,
+      indexSeconds: loaded.seconds,
+      acceptedPerSec: loaded.acceptedPerSec,
+      cores,
+      cpuPerThousand,
+      sets,
+      qdrantPeakRss,
+      qdrantDisk,
+    };
   } catch (err) {
     console.error(`distributed side failed; its output:\n` + svc.output.slice(-3000));
     throw err;

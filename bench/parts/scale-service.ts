@@ -9,7 +9,20 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { removeDir, startService, type Service } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { metadataJson, scaleBatches } from "./scale-corpus.ts";
-import { CONCURRENCY, FILTER_TEXT, TAG_TEXT, diskBytes, pool, procBytes, rssSampler, threadSeconds, MB, type ScaleOptions, type SideFigures, type Rate } from "./scale-measure.ts";
+import {
+  CONCURRENCY,
+  FILTER_TEXT,
+  TAG_TEXT,
+  diskBytes,
+  pool,
+  procBytes,
+  rssSampler,
+  threadSeconds,
+  MB,
+  type ScaleOptions,
+  type SideFigures,
+  type Rate,
+} from "./scale-measure.ts";
 
 const TOKEN = "bench-scale-token-0123456789abcdef";
 const COLLECTION = "scale";
@@ -150,7 +163,15 @@ async function searchWhile(svc: Service, opts: ScaleOptions, sending: Sending, d
   }
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { qps: latencies.length / ((performance.now() - started) / 1000), p50: p(0.5), p99: p(0.99), max: latencies.at(-1) ?? NaN, calls: latencies.length, hits: hits / Math.max(1, latencies.length - errors), errors };
+  return {
+    qps: latencies.length / ((performance.now() - started) / 1000),
+    p50: p(0.5),
+    p99: p(0.99),
+    max: latencies.at(-1) ?? NaN,
+    calls: latencies.length,
+    hits: hits / Math.max(1, latencies.length - errors),
+    errors,
+  };
 }
 
 /** Loads the N documents; returns raw text bytes, seconds until all were indexed, acceptance rate, and the searches made meanwhile. */
@@ -164,9 +185,18 @@ export async function load(svc: Service, opts: ScaleOptions) {
   const started = performance.now();
   const elapsed = () => (performance.now() - started) / 1000;
   const progress = setInterval(() => {
-    console.log(`  ${fmt(elapsed(), 0)} s: sent ${fmt(sending.sent)}, accepted ${fmt(sending.accepted)}, indexed ${fmt(now.ready)} (${fmt(now.ready / elapsed())} docs/s), pending ${fmt(now.pending)}`);
+    console.log(
+      `  ${fmt(elapsed(), 0)} s: sent ${fmt(sending.sent)}, accepted ${fmt(sending.accepted)}, indexed ${fmt(now.ready)} (${fmt(now.ready / elapsed())} docs/s), pending ${fmt(now.pending)}`,
+    );
   }, 10_000);
-  const poller = setInterval(() => void counts(svc).then((c) => (now = c), () => {}), 500);
+  const poller = setInterval(
+    () =>
+      void counts(svc).then(
+        (c) => (now = c),
+        () => {},
+      ),
+    500,
+  );
   try {
     await send(svc, bodies, sending);
     const { accepted } = sending;
@@ -175,10 +205,14 @@ export async function load(svc: Service, opts: ScaleOptions) {
     console.log(`  the bench's client used ${fmt((cpu.user + cpu.system) / 1e6, 1)} CPU s while sending`);
     now = await settled(svc, accepted);
     const seconds = elapsed();
-    console.log(`  all ${fmt(accepted)} accepted in ${fmt(acceptSeconds, 1)} s (${fmt(accepted / acceptSeconds)} docs/s); ${fmt(now.ready)} ready, ${fmt(now.failed)} failed after ${fmt(seconds, 1)} s`);
+    console.log(
+      `  all ${fmt(accepted)} accepted in ${fmt(acceptSeconds, 1)} s (${fmt(accepted / acceptSeconds)} docs/s); ${fmt(now.ready)} ready, ${fmt(now.failed)} failed after ${fmt(seconds, 1)} s`,
+    );
     loaded();
     const searches = await during;
-    console.log(`  ${fmt(searches.calls ?? 0)} searches while loading: p50 ${fmt(searches.p50, 0)} ms, p99 ${fmt(searches.p99, 0)} ms, max ${fmt(searches.max ?? NaN, 0)} ms, ${fmt(searches.errors)} failed`);
+    console.log(
+      `  ${fmt(searches.calls ?? 0)} searches while loading: p50 ${fmt(searches.p50, 0)} ms, p99 ${fmt(searches.p99, 0)} ms, max ${fmt(searches.max ?? NaN, 0)} ms, ${fmt(searches.errors)} failed`,
+    );
     return { rawBytes: bodies.rawBytes, seconds, ready: now.ready, acceptedPerSec: accepted / acceptSeconds, during: searches };
   } finally {
     loaded();
@@ -191,7 +225,10 @@ export async function load(svc: Service, opts: ScaleOptions) {
 export function searchCall(svc: Service, queries: readonly string[], metadata: string | undefined): (i: number) => Promise<number> {
   return async (i) => {
     const q = encodeURIComponent(queries[i % queries.length]!);
-    const r = await call(svc, `/get_relevant_documents?k=10&query=${q}`, { collection_names: [COLLECTION], ...(metadata ? { metadata } : {}) });
+    const r = await call(svc, `/get_relevant_documents?k=10&query=${q}`, {
+      collection_names: [COLLECTION],
+      ...(metadata ? { metadata } : {}),
+    });
     return r.results.length as number;
   };
 }
@@ -293,9 +330,23 @@ export async function serviceFigures(opts: ScaleOptions): Promise<ServiceFigures
     const settleSeconds = await diskSettled(svc.dataDir);
     await svc.stop();
     const disk = diskBytes(svc.dataDir);
-    return { indexedPerSec, indexSeconds: loaded.seconds, acceptedPerSec: loaded.acceptedPerSec, during: loaded.during, ...sets, peakRss, hwm, disk, diskRunning, settleSeconds, rawBytes: loaded.rawBytes };
+    return {
+      indexedPerSec,
+      indexSeconds: loaded.seconds,
+      acceptedPerSec: loaded.acceptedPerSec,
+      during: loaded.during,
+      ...sets,
+      peakRss,
+      hwm,
+      disk,
+      diskRunning,
+      settleSeconds,
+      rawBytes: loaded.rawBytes,
+    };
   } catch (err) {
-    console.error(`docstore side failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; its output:\n` + svc.output.slice(-3000));
+    console.error(
+      `docstore side failed; service exit ${svc.proc.exitCode} ${svc.proc.signalCode}; its output:\n` + svc.output.slice(-3000),
+    );
     throw err;
   } finally {
     rss.stop();

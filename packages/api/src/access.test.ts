@@ -20,7 +20,9 @@ describe("collection access", () => {
 
   it("refuses the first collection not granted, naming it and the grant", () => {
     const p = principal(["kb"]);
-    expect(() => assertMayUse(p, ["kb", "hr", "ops"])).toThrow(new ForbiddenError("this token may not use the collection 'hr'; it may use: kb"));
+    expect(() => assertMayUse(p, ["kb", "hr", "ops"])).toThrow(
+      new ForbiddenError("this token may not use the collection 'hr'; it may use: kb"),
+    );
     expect(() => assertMayUse(principal([]), ["kb"])).toThrow("it may use: none");
     expect(() => assertMayUse(p, ["kb"])).not.toThrow();
   });

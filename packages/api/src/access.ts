@@ -30,7 +30,9 @@ export function mayUse(principal: Principal, collection: string): boolean {
 export function assertMayUse(principal: Principal, collections: readonly string[]): void {
   const refused = collections.find((c) => !mayUse(principal, c));
   if (refused === undefined) return;
-  throw new ForbiddenError(`this token may not use the collection '${refused}'; it may use: ${principal.collections?.join(", ") || "none"}`);
+  throw new ForbiddenError(
+    `this token may not use the collection '${refused}'; it may use: ${principal.collections?.join(", ") || "none"}`,
+  );
 }
 
 /** Of `collections`, those the principal may use: what "all" means for a restricted token. */
@@ -40,7 +42,8 @@ export function visibleTo<T>(principal: Principal, collections: readonly T[], na
 
 /** 403 unless the principal may use every collection (an operation whose answer spans them all). */
 export function assertUnrestricted(principal: Principal, what: string): void {
-  if (principal.collections !== null) throw new ForbiddenError(`${what} covers every collection; this token may use only: ${principal.collections.join(", ") || "none"}`);
+  if (principal.collections !== null)
+    throw new ForbiddenError(`${what} covers every collection; this token may use only: ${principal.collections.join(", ") || "none"}`);
 }
 
 /**
@@ -52,5 +55,9 @@ export function assertInputCollections(principal: Principal, input: unknown): vo
   if (principal.collections === null || input === null || typeof input !== "object") return;
   const { collection_name: one, collection_names: many } = input as { collection_name?: unknown; collection_names?: unknown };
   if (typeof one === "string") assertMayUse(principal, [one]);
-  if (Array.isArray(many)) assertMayUse(principal, many.filter((n): n is string => typeof n === "string"));
+  if (Array.isArray(many))
+    assertMayUse(
+      principal,
+      many.filter((n): n is string => typeof n === "string"),
+    );
 }

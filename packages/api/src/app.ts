@@ -61,7 +61,15 @@ export function createApp(ctx: AppContext): Express {
   app.use(wellFormed);
 
   // The one route table: what is served here is what /openapi.json describes.
-  const routes = [...loadRoutes(ctx), ...searchRoutes(ctx), ...collectionRoutes(ctx), ...documentRoutes(ctx), ...doctorRoutes(ctx), ...healthRoutes(ctx), metrics.route];
+  const routes = [
+    ...loadRoutes(ctx),
+    ...searchRoutes(ctx),
+    ...collectionRoutes(ctx),
+    ...documentRoutes(ctx),
+    ...doctorRoutes(ctx),
+    ...healthRoutes(ctx),
+    metrics.route,
+  ];
   const { maxUploadBytes, maxBodyBytes } = ctx.config.http;
   const all = [...routes, ...docsRoutes(routes, { maxUploadBytes, maxBodyBytes })];
   mountRoutes(app, ctx, all);

@@ -14,5 +14,8 @@ export function audit(req: Request, event: AuditEvent, fields: Record<string, un
   const level = log.level === "silent" || log.levelVal <= log.levels.values.info! ? log.level : "info";
   log
     .child({}, { level })
-    .info({ audit: event, principal: req.principal?.id ?? null, ip: req.ip, method: req.method, path: req.path, ...fields }, `audit: ${event}`);
+    .info(
+      { audit: event, principal: req.principal?.id ?? null, ip: req.ip, method: req.method, path: req.path, ...fields },
+      `audit: ${event}`,
+    );
 }

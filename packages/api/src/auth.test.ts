@@ -20,13 +20,22 @@ describe("authenticating the requests of one connection", () => {
     const principal = await authenticate(`Bearer ${TOKEN}`, connection);
     expect(await authenticate(`Bearer ${TOKEN}`, connection)).toBe(principal);
     // Near misses on the same connection: the last character, a prefix, a longer header, another case.
-    for (const header of [`Bearer ${TOKEN.slice(0, -1)}x`, `Bearer ${TOKEN.slice(0, -1)}`, `Bearer ${TOKEN}0`, `bearer ${TOKEN.toUpperCase()}`, "", "Bearer"]) {
+    for (const header of [
+      `Bearer ${TOKEN.slice(0, -1)}x`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Bearer ${TOKEN}0`,
+      `bearer ${TOKEN.toUpperCase()}`,
+      "",
+      "Bearer",
+    ]) {
       await expect(authenticate(header, connection), header).rejects.toThrow(UnauthorizedError);
     }
     await expect(authenticate(undefined, connection)).rejects.toThrow(/missing bearer token/);
     // A token sent without its scheme: the message says what to send, and does not repeat the token.
     const bare = authenticate(TOKEN, connection);
-    await expect(bare).rejects.toThrow("the Authorization header does not start with Bearer: send 'Authorization: Bearer <token>', not the token alone or another scheme");
+    await expect(bare).rejects.toThrow(
+      "the Authorization header does not start with Bearer: send 'Authorization: Bearer <token>', not the token alone or another scheme",
+    );
     await expect(authenticate("Bearer", connection)).rejects.toThrow("no single token after Bearer: send 'Authorization: Bearer <token>'");
     // The remembered header still works after the refusals, and another connection is checked afresh.
     expect(await authenticate(`Bearer ${TOKEN}`, connection)).toBe(principal);

@@ -31,7 +31,15 @@ function hasBody(headers: Record<string, string | string[] | undefined>): boolea
 const declared = (type: string | undefined) => (type ? `Content-Type ${type}` : "no Content-Type");
 
 /** body-parser's and the stream's errors, as ours. */
-function readError(err: { type?: string; status?: number; message?: string; limit?: number; length?: number; charset?: string; encoding?: string }): AppError | Error {
+function readError(err: {
+  type?: string;
+  status?: number;
+  message?: string;
+  limit?: number;
+  length?: number;
+  charset?: string;
+  encoding?: string;
+}): AppError | Error {
   switch (err.type) {
     case "entity.too.large":
       return bodyTooLarge(err.limit ?? 0, err.length);
@@ -45,7 +53,8 @@ function readError(err: { type?: string; status?: number; message?: string; limi
     case "request.size.invalid":
       return new BadRequestError(`body: ${err.message ?? "incomplete"}; the body must be sent whole, as long as its Content-Length says`);
   }
-  if (typeof err.status === "number" && err.status >= 400 && err.status < 500) return new BadRequestError(`body: ${err.message ?? "unreadable"}`);
+  if (typeof err.status === "number" && err.status >= 400 && err.status < 500)
+    return new BadRequestError(`body: ${err.message ?? "unreadable"}`);
   return err as Error;
 }
 
@@ -115,7 +124,10 @@ export function jsonBody(maxBytes: number): RequestHandler[] {
       req.body = JSON.parse(raw) ?? undefined;
     } catch (err) {
       const bytes = Buffer.byteLength(raw);
-      if (type && isJsonType(type)) throw new BadRequestError(`body: received ${bytes} bytes declared ${type} that are not valid JSON (${(err as Error).message}); accepted: one JSON object`);
+      if (type && isJsonType(type))
+        throw new BadRequestError(
+          `body: received ${bytes} bytes declared ${type} that are not valid JSON (${(err as Error).message}); accepted: one JSON object`,
+        );
       throw new UnsupportedMediaTypeError(
         `body: received ${declared(type)} and ${bytes} bytes that are not JSON; accepted: a JSON object sent with Content-Type: application/json`,
         type,
@@ -166,7 +178,10 @@ export function multipartBody(form: Multipart, maxUploadBytes: number): RequestH
   const check: RequestHandler = (req, _res, next) => {
     const type = mediaType(req.headers["content-type"]);
     if (hasBody(req.headers) && type !== "multipart/form-data") {
-      throw new UnsupportedMediaTypeError(`body: received ${declared(type)}; accepted: ${accepted} (for a text in JSON, use /load_text_to_collection)`, type);
+      throw new UnsupportedMediaTypeError(
+        `body: received ${declared(type)}; accepted: ${accepted} (for a text in JSON, use /load_text_to_collection)`,
+        type,
+      );
     }
     next();
   };
@@ -193,18 +208,23 @@ function formError(err: unknown, form: Multipart, accepted: string, maxUploadByt
       );
     case "LIMIT_UNEXPECTED_FILE":
     case "LIMIT_FILE_COUNT":
-      if (field === form.file || field === undefined) return new BadRequestError(`${form.file}: received more than one file; accepted: one file per request, in the part '${form.file}'`);
+      if (field === form.file || field === undefined)
+        return new BadRequestError(`${form.file}: received more than one file; accepted: one file per request, in the part '${form.file}'`);
       return new BadRequestError(
         `body: received a file in the part '${field}'${Object.hasOwn(form.fields, field) ? ` ('${field}' is a text field)` : ""}; accepted: the file in the part '${form.file}' (${accepted})`,
       );
     case "LIMIT_PART_COUNT":
-      return new BadRequestError(`body: received more than ${FORM.parts} parts; accepted: ${accepted} (at most ${FORM.parts} parts, a fixed limit)`);
+      return new BadRequestError(
+        `body: received more than ${FORM.parts} parts; accepted: ${accepted} (at most ${FORM.parts} parts, a fixed limit)`,
+      );
     case "LIMIT_FIELD_COUNT":
       return new BadRequestError(`body: received more than ${FORM.fields} text fields; accepted: ${accepted}`);
     case "LIMIT_FIELD_KEY":
       return new BadRequestError(`body: received a part name longer than ${FORM.fieldNameSize} bytes; accepted: ${accepted}`);
     case "LIMIT_FIELD_VALUE":
-      return new TooLargeError(`${field ?? "body"}: received a text field longer than ${FORM.fieldSize} bytes; accepted: at most ${FORM.fieldSize} bytes per text field (a fixed limit)`);
+      return new TooLargeError(
+        `${field ?? "body"}: received a text field longer than ${FORM.fieldSize} bytes; accepted: at most ${FORM.fieldSize} bytes per text field (a fixed limit)`,
+      );
     default:
       return new BadRequestError(`body: malformed multipart/form-data (${err.message}); accepted: ${accepted}`);
   }

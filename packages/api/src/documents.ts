@@ -45,7 +45,10 @@ function typeOf(input: Incoming): SupportedType {
   } catch (err) {
     if (!(err instanceof UnsupportedMediaTypeError)) throw err;
     const received = err.extras.media_type;
-    throw new UnsupportedMediaTypeError(`file: ${err.message}; accepted: ${SUPPORTED_TYPES.join(", ")}`, typeof received === "string" ? received : undefined);
+    throw new UnsupportedMediaTypeError(
+      `file: ${err.message}; accepted: ${SUPPORTED_TYPES.join(", ")}`,
+      typeof received === "string" ? received : undefined,
+    );
   }
 }
 
@@ -68,7 +71,13 @@ export async function acceptDocuments(ctx: AppContext, inputs: Incoming[]): Prom
   // Named and typed first: a 400 or a 415 stores nothing.
   const docs = inputs.map((input) => {
     const jobId = uuidv7();
-    return { input, docId: chooseDocId(input), contentType: input.contentType ?? typeOf(input), jobId, blobKey: blobKeyFor(input.collection, jobId) };
+    return {
+      input,
+      docId: chooseDocId(input),
+      contentType: input.contentType ?? typeOf(input),
+      jobId,
+      blobKey: blobKeyFor(input.collection, jobId),
+    };
   });
   const removeBlobs = (keys: string[]) =>
     Promise.all(keys.map((key) => blobs.delete(key).catch((err: unknown) => ctx.logger.warn({ err, key }, "orphan blob not removed"))));
@@ -144,7 +153,9 @@ export async function waitForSettled(ctx: AppContext, records: DocumentRecord[])
       current.map(async (r) => {
         if (settled(r)) return r;
         const now = await ctx.services.catalog.get(r.collection, r.docId);
-        return now && now.version === r.version ? now : { ...r, status: "failed" as const, error: "replaced or deleted before it was indexed" };
+        return now && now.version === r.version
+          ? now
+          : { ...r, status: "failed" as const, error: "replaced or deleted before it was indexed" };
       }),
     );
   }

@@ -9,7 +9,12 @@ beforeAll(async () => {
 });
 afterAll(() => idp?.close());
 
-const config = (collectionsClaim: string | null = "collections") => ({ jwksUrl: idp.url, issuer: idp.issuer, audience: idp.audience, collectionsClaim });
+const config = (collectionsClaim: string | null = "collections") => ({
+  jwksUrl: idp.url,
+  issuer: idp.issuer,
+  audience: idp.audience,
+  collectionsClaim,
+});
 
 describe("JWT verification", () => {
   it("takes scopes from the scope claim and collections from the configured claim", async () => {

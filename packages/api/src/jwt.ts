@@ -44,7 +44,10 @@ export function createJwtVerifier(config: JwtConfig): VerifyJwt {
       throw new UnauthorizedError(`invalid bearer token: ${why(err, token, config)}`);
     }
     return {
-      id: typeof payload.sub === "string" ? `jwt:${payload.sub}` : `jwt:sha256:${createHash("sha256").update(token).digest("hex").slice(0, 12)}`,
+      id:
+        typeof payload.sub === "string"
+          ? `jwt:${payload.sub}`
+          : `jwt:sha256:${createHash("sha256").update(token).digest("hex").slice(0, 12)}`,
       scopes: scopesOf(payload.scope),
       collections: config.collectionsClaim === null ? null : collectionsOf(payload[config.collectionsClaim], config.collectionsClaim),
     };
@@ -61,7 +64,9 @@ function collectionsOf(claim: unknown, name: string): string[] {
   if (claim === undefined) return [];
   const entries = typeof claim === "string" ? claim.split(/\s+/) : claim;
   if (!Array.isArray(entries) || !entries.every((e) => typeof e === "string")) {
-    throw new UnauthorizedError(`invalid bearer token: the claim "${name}" (AUTH_COLLECTIONS_CLAIM) must be an array of collection names or a space-separated string`);
+    throw new UnauthorizedError(
+      `invalid bearer token: the claim "${name}" (AUTH_COLLECTIONS_CLAIM) must be an array of collection names or a space-separated string`,
+    );
   }
   return entries.filter((e) => COLLECTION_PATTERN.test(e));
 }
@@ -79,7 +84,8 @@ function why(err: unknown, token: string, config: JwtConfig): string {
     return `the JWT's "${err.claim}" claim: ${err.message}`;
   }
   if (err instanceof errors.JWSSignatureVerificationFailed) return "the JWT's signature does not verify with the key its kid names";
-  if (err instanceof errors.JWKSNoMatchingKey) return `no key in the JWKS (AUTH_JWKS_URL) matches the JWT's kid ${JSON.stringify(kidOf(token) ?? null)} and alg`;
+  if (err instanceof errors.JWKSNoMatchingKey)
+    return `no key in the JWKS (AUTH_JWKS_URL) matches the JWT's kid ${JSON.stringify(kidOf(token) ?? null)} and alg`;
   if (err instanceof errors.JOSEAlgNotAllowed) return `the JWT's alg is not one of ${ALGORITHMS.join(", ")}`;
   return `malformed JWT: ${(err as Error).message}`;
 }

@@ -28,11 +28,17 @@ export function meant(given: string, known: readonly string[]): string | undefin
 }
 
 /** The message for keys that `known` does not hold. */
-export function unknownKeys(keys: readonly string[], known: readonly string[], place: KeyPlace, elsewhere?: { names: readonly string[]; place: string }): string {
+export function unknownKeys(
+  keys: readonly string[],
+  known: readonly string[],
+  place: KeyPlace,
+  elsewhere?: { names: readonly string[]; place: string },
+): string {
   const parts = keys.slice(0, 5).map((key) => {
     if (elsewhere?.names.includes(key)) return `${key}: not read as a ${place} here; send it as a ${elsewhere.place}`;
     const suggestion = meant(key, known);
-    const repeat = suggestion && key.endsWith("]") ? `; repeat it as ${suggestion}=a&${suggestion}=b, or separate the names with commas` : "";
+    const repeat =
+      suggestion && key.endsWith("]") ? `; repeat it as ${suggestion}=a&${suggestion}=b, or separate the names with commas` : "";
     return `${key}: unknown ${place}${suggestion ? ` (did you mean '${suggestion}'?)${repeat}` : ""}`;
   });
   const accepted = known.length > 0 ? `accepted ${place}s: ${known.join(", ")}` : `this operation takes no ${place}s`;
@@ -40,7 +46,12 @@ export function unknownKeys(keys: readonly string[], known: readonly string[], p
 }
 
 /** Throws a 400 when `given` has a key that `known` does not. */
-export function refuseUnknownKeys(given: Record<string, unknown>, known: readonly string[], place: KeyPlace, elsewhere?: { names: readonly string[]; place: string }): void {
+export function refuseUnknownKeys(
+  given: Record<string, unknown>,
+  known: readonly string[],
+  place: KeyPlace,
+  elsewhere?: { names: readonly string[]; place: string },
+): void {
   const unknown = Object.keys(given).filter((k) => !known.includes(k));
   if (unknown.length > 0) throw new BadRequestError(unknownKeys(unknown, known, place, elsewhere));
 }

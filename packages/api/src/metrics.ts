@@ -60,7 +60,8 @@ export function createMetrics(ctx: AppContext) {
   const matched = new Map<string, Counter.Internal>();
   const counted = (req: Request, res: Response) => {
     const status = String(res.statusCode);
-    if (req.route === undefined) return requests.labels({ method: req.method, route: res.statusCode === 404 ? "unmatched" : req.path, status });
+    if (req.route === undefined)
+      return requests.labels({ method: req.method, route: res.statusCode === 404 ? "unmatched" : req.path, status });
     const route = String(req.route.path);
     const key = `${req.method} ${status} ${route}`;
     let counter = matched.get(key);

@@ -37,8 +37,13 @@ function refuseUnread(route: Route, req: Request) {
   const body: unknown = req.body;
   if (body === undefined) return;
   if (!isObject(body)) {
-    const what = names.body.length > 0 ? `a JSON object with the fields ${names.body.join(", ")}` : "no body (this operation reads only query parameters)";
-    throw new BadRequestError(`body: received ${Array.isArray(body) ? "a JSON array" : `the JSON value ${shown(body)}`}; accepted: ${what}`);
+    const what =
+      names.body.length > 0
+        ? `a JSON object with the fields ${names.body.join(", ")}`
+        : "no body (this operation reads only query parameters)";
+    throw new BadRequestError(
+      `body: received ${Array.isArray(body) ? "a JSON array" : `the JSON value ${shown(body)}`}; accepted: ${what}`,
+    );
   }
   refuseUnknownKeys(body, names.body, "field", { names: names.query.filter((n) => !names.body.includes(n)), place: "query parameter" });
 }
@@ -50,7 +55,9 @@ function validate(route: Route, req: Request) {
   if (route.query && route.queryInBody) query = parse(route.query, { ...req.query, ...(req.body as object | undefined) }, "request");
   else if (route.query) query = parse(route.query, req.query, "query");
   if (route.multipart && !req.file) {
-    throw new BadRequestError(`${route.multipart.file}: is required; received no file; accepted: multipart/form-data with the file in the part '${route.multipart.file}'`);
+    throw new BadRequestError(
+      `${route.multipart.file}: is required; received no file; accepted: multipart/form-data with the file in the part '${route.multipart.file}'`,
+    );
   }
   const body = route.body ? parse(route.body, req.body ?? {}, "body") : undefined;
   return { query, body, file: req.file };

@@ -68,7 +68,9 @@ describe("the OpenAPI document and the reference pages", () => {
   });
 
   const operations = () =>
-    Object.entries(doc.paths as Json).flatMap(([p, ops]) => Object.entries(ops as Json).map(([method, op]) => ({ path: p, method, op: op as Json })));
+    Object.entries(doc.paths as Json).flatMap(([p, ops]) =>
+      Object.entries(ops as Json).map(([method, op]) => ({ path: p, method, op: op as Json })),
+    );
 
   it("is a valid OpenAPI 3.1 document", async () => {
     await expect(SwaggerParser.validate(structuredClone(doc) as never)).resolves.toBeTruthy();
@@ -82,7 +84,11 @@ describe("the OpenAPI document and the reference pages", () => {
     expect(ids).toContain("get_relevant_documents");
     expect(ids).toContain("get_relevant_documents_post");
     const tags = new Set((doc.tags as { name: string }[]).map((t) => t.name));
-    for (const { path: p, method, op } of operations()) expect(op.tags?.every((t: string) => tags.has(t)), `${method} ${p}`).toBe(true);
+    for (const { path: p, method, op } of operations())
+      expect(
+        op.tags?.every((t: string) => tags.has(t)),
+        `${method} ${p}`,
+      ).toBe(true);
   });
 
   it("shows an integer parameter read from a string as an integer, and only that", () => {
@@ -104,7 +110,8 @@ describe("the OpenAPI document and the reference pages", () => {
   it("pre-fills Try it out with the collection the README's first load makes, and no other", () => {
     const named = new Set<unknown>();
     for (const { op } of operations()) {
-      for (const param of op.parameters ?? []) if (/^collection_names?$/.test(param.name) && param.example !== undefined) named.add(param.example);
+      for (const param of op.parameters ?? [])
+        if (/^collection_names?$/.test(param.name) && param.example !== undefined) named.add(param.example);
       const body = op.requestBody?.content?.["application/json"]?.example;
       for (const name of body?.collection_names ?? []) named.add(name);
     }
@@ -122,7 +129,8 @@ describe("the OpenAPI document and the reference pages", () => {
     };
     for (const { path: p, method, op } of operations()) {
       const where = `${method} ${p}`;
-      for (const param of op.parameters ?? []) if (param.example !== undefined) check(param.schema, param.example, `${where} ${param.name}`);
+      for (const param of op.parameters ?? [])
+        if (param.example !== undefined) check(param.schema, param.example, `${where} ${param.name}`);
       for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         if (media.example !== undefined) check(media.schema, media.example, `${where} ${type} body`);
         for (const [name, prop] of Object.entries((media.schema.properties ?? {}) as Json)) {
@@ -136,7 +144,9 @@ describe("the OpenAPI document and the reference pages", () => {
       }
     }
     // Every operation with a body or a JSON answer beyond the probes has one.
-    const undocumented = operations().filter(({ op }) => op.security && !Object.values(op.responses as Json).some((r) => r.content?.["application/json"]?.example));
+    const undocumented = operations().filter(
+      ({ op }) => op.security && !Object.values(op.responses as Json).some((r) => r.content?.["application/json"]?.example),
+    );
     expect(undocumented.map((o) => `${o.method} ${o.path}`)).toEqual(["get /metrics"]);
     expect(checked).toBeGreaterThan(100);
   });
@@ -184,7 +194,10 @@ describe("the OpenAPI document and the reference pages", () => {
         headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
         body: JSON.stringify({ text: "the quick brown fox", metadata: { status: "open" } }),
       });
-    for (const [wait, status] of [[true, 200], [false, 202]] as const) {
+    for (const [wait, status] of [
+      [true, 200],
+      [false, 202],
+    ] as const) {
       const res = await call(wait);
       expect(res.status).toBe(status);
       const validate = ajv.compile(op.responses[String(status)].content["application/json"].schema);
@@ -194,11 +207,15 @@ describe("the OpenAPI document and the reference pages", () => {
   });
 
   describe("every error answers problem details that match the Problem schema", () => {
-    const get = (route: string, init: RequestInit = {}) => fetch(`${base}${route}`, { ...init, headers: { authorization: `Bearer ${ADMIN}`, ...init.headers } });
+    const get = (route: string, init: RequestInit = {}) =>
+      fetch(`${base}${route}`, { ...init, headers: { authorization: `Bearer ${ADMIN}`, ...init.headers } });
     const post = (route: string, body: string, type: string, token = ADMIN) =>
       fetch(`${base}${route}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": type }, body });
     const multipart = (boundary: string, parts: string) => `--${boundary}\r\n${parts}--${boundary}--\r\n`;
-    const png = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b550000000a4944415478da63600000000200015e2df8a40000000049454e44ae426082", "hex");
+    const png = Buffer.from(
+      "89504e470d0a1a0a0000000d49484452000000010000000108000000003a7e9b550000000a4944415478da63600000000200015e2df8a40000000049454e44ae426082",
+      "hex",
+    );
     const upload = () => {
       const form = new FormData();
       form.append("file", new Blob([png]), "pixel.png");
@@ -206,25 +223,114 @@ describe("the OpenAPI document and the reference pages", () => {
     };
 
     const cases: [string, number, () => Promise<Response>, (body: Json) => void][] = [
-      ["a malformed filter", 400, () => post("/get_relevant_documents?query=x", JSON.stringify({ metadata: "status" }), "application/json"), (b) => expect(b.position).toBe(6)],
+      [
+        "a malformed filter",
+        400,
+        () => post("/get_relevant_documents?query=x", JSON.stringify({ metadata: "status" }), "application/json"),
+        (b) => expect(b.position).toBe(6),
+      ],
       ["k not an integer", 400, () => get("/get_relevant_documents?query=x&k=abc"), () => {}],
-      ["k over MAX_K", 400, () => get(`/get_relevant_documents?query=x&k=${MAX_K + 1}`), (b) => expect(b.detail).toContain(`from 1 to ${MAX_K} (the server's MAX_K)`)],
-      ["an unknown query parameter", 400, () => get("/get_relevant_documents?query=x&collection_name=a"), (b) => expect(b.detail).toContain("did you mean 'collection_names'?")],
-      ["an unknown field", 400, () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x", metdata: {} }), "application/json"), () => {}],
+      [
+        "k over MAX_K",
+        400,
+        () => get(`/get_relevant_documents?query=x&k=${MAX_K + 1}`),
+        (b) => expect(b.detail).toContain(`from 1 to ${MAX_K} (the server's MAX_K)`),
+      ],
+      [
+        "an unknown query parameter",
+        400,
+        () => get("/get_relevant_documents?query=x&collection_name=a"),
+        (b) => expect(b.detail).toContain("did you mean 'collection_names'?"),
+      ],
+      [
+        "an unknown field",
+        400,
+        () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x", metdata: {} }), "application/json"),
+        () => {},
+      ],
       ["malformed JSON", 400, () => post("/load_text_to_collection?collection_name=c", "{", "application/json"), () => {}],
-      ["a malformed multipart part", 400, () => post("/load_document_to_collection?collection_name=c", multipart("xyz", "no colon here\r\n\r\nbody\r\n"), "multipart/form-data; boundary=xyz"), () => {}],
-      ["a form without its file", 400, () => post("/load_document_to_collection?collection_name=c", multipart("xyz", 'Content-Disposition: form-data; name="metadata"\r\n\r\n{}\r\n'), "multipart/form-data; boundary=xyz"), () => {}],
+      [
+        "a malformed multipart part",
+        400,
+        () =>
+          post(
+            "/load_document_to_collection?collection_name=c",
+            multipart("xyz", "no colon here\r\n\r\nbody\r\n"),
+            "multipart/form-data; boundary=xyz",
+          ),
+        () => {},
+      ],
+      [
+        "a form without its file",
+        400,
+        () =>
+          post(
+            "/load_document_to_collection?collection_name=c",
+            multipart("xyz", 'Content-Disposition: form-data; name="metadata"\r\n\r\n{}\r\n'),
+            "multipart/form-data; boundary=xyz",
+          ),
+        () => {},
+      ],
       ["no token", 401, () => fetch(`${base}/get_list_of_collection`), () => {}],
-      ["an unknown token", 401, () => get("/get_list_of_collection", { headers: { authorization: "Bearer not-a-known-token-at-all" } }), () => {}],
-      ["a token without the scope", 403, () => fetch(`${base}/delete_collection?collection_name=c`, { method: "DELETE", headers: { authorization: `Bearer ${READER}` } }), () => {}],
+      [
+        "an unknown token",
+        401,
+        () => get("/get_list_of_collection", { headers: { authorization: "Bearer not-a-known-token-at-all" } }),
+        () => {},
+      ],
+      [
+        "a token without the scope",
+        403,
+        () => fetch(`${base}/delete_collection?collection_name=c`, { method: "DELETE", headers: { authorization: `Bearer ${READER}` } }),
+        () => {},
+      ],
       ["an unknown collection", 404, () => get("/get_list_of_documents_names?collection_name=nowhere"), () => {}],
       ["an unknown path", 404, () => get("/no_such_operation"), () => {}],
       ["a method the path does not serve", 405, () => get("/get_relevant_documents", { method: "DELETE" }), () => {}],
-      ["a JSON body over MAX_BODY_BYTES", 413, () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x".repeat(5000) }), "application/json"), () => {}],
-      ["a file over MAX_UPLOAD_BYTES", 413, () => fetch(`${base}/load_document_to_collection?collection_name=c`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, body: (() => { const f = new FormData(); f.append("file", new Blob(["x".repeat(5000)]), "big.txt"); return f; })() }), () => {}],
-      ["an unsupported file type", 415, () => fetch(`${base}/load_document_to_collection?collection_name=c`, { method: "POST", headers: { authorization: `Bearer ${ADMIN}` }, body: upload() }), (b) => expect(b.media_type).toBe("image/png")],
-      ["a body that is not JSON", 415, () => post("/load_text_to_collection?collection_name=c", "text=hello", "application/x-www-form-urlencoded"), (b) => expect(b.media_type).toBe("application/x-www-form-urlencoded")],
-      ["a charset the JSON parser cannot read", 415, () => post("/load_text_to_collection?collection_name=c", "{}", "application/json; charset=klingon"), () => {}],
+      [
+        "a JSON body over MAX_BODY_BYTES",
+        413,
+        () => post("/load_text_to_collection?collection_name=c", JSON.stringify({ text: "x".repeat(5000) }), "application/json"),
+        () => {},
+      ],
+      [
+        "a file over MAX_UPLOAD_BYTES",
+        413,
+        () =>
+          fetch(`${base}/load_document_to_collection?collection_name=c`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${ADMIN}` },
+            body: (() => {
+              const f = new FormData();
+              f.append("file", new Blob(["x".repeat(5000)]), "big.txt");
+              return f;
+            })(),
+          }),
+        () => {},
+      ],
+      [
+        "an unsupported file type",
+        415,
+        () =>
+          fetch(`${base}/load_document_to_collection?collection_name=c`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${ADMIN}` },
+            body: upload(),
+          }),
+        (b) => expect(b.media_type).toBe("image/png"),
+      ],
+      [
+        "a body that is not JSON",
+        415,
+        () => post("/load_text_to_collection?collection_name=c", "text=hello", "application/x-www-form-urlencoded"),
+        (b) => expect(b.media_type).toBe("application/x-www-form-urlencoded"),
+      ],
+      [
+        "a charset the JSON parser cannot read",
+        415,
+        () => post("/load_text_to_collection?collection_name=c", "{}", "application/json; charset=klingon"),
+        () => {},
+      ],
       ["a URL over Node's header limit", 431, () => get(`/get_relevant_documents?query=${"a".repeat(20_000)}`), () => {}],
     ];
 
@@ -263,7 +369,12 @@ describe("the OpenAPI document and the reference pages", () => {
       expect(res.headers.get("content-type")).toMatch(/^text\/html/);
       return res.text();
     };
-    const unescape = (html: string) => html.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+    const unescape = (html: string) =>
+      html
+        .replace(/&lt;/g, "<")
+        .replace(/&gt;/g, ">")
+        .replace(/&quot;/g, '"')
+        .replace(/&amp;/g, "&");
     const references = (html: string) => [...html.matchAll(/\b(?:src|href)="([^"]*)"/g)].map((m) => m[1]!);
 
     it("serves /docs and /docs/filters with only assets docstore serves itself", async () => {

@@ -82,10 +82,20 @@ const PROBLEM_REF = { $ref: "#/components/schemas/Problem" };
 
 /** A problem answer, with an example body of the kind the service sends for it. */
 const RETRY_AFTER_HEADER: Json = {
-  "Retry-After": { description: `seconds to wait before retrying (${RETRY_AFTER_SECONDS})`, required: true, schema: { type: "integer", minimum: 1 } },
+  "Retry-After": {
+    description: `seconds to wait before retrying (${RETRY_AFTER_SECONDS})`,
+    required: true,
+    schema: { type: "integer", minimum: 1 },
+  },
 };
 
-function problemResponse(route: Route, status: number, description: string, detail: string, extra: { headers?: Json; members?: Json } = {}): Json {
+function problemResponse(
+  route: Route,
+  status: number,
+  description: string,
+  detail: string,
+  extra: { headers?: Json; members?: Json } = {},
+): Json {
   const example = {
     type: "about:blank",
     title: statusTitle(status),
@@ -107,7 +117,8 @@ function badInput(route: Route): [string, Json?] {
   const fields = Object.keys(route.query?.shape ?? {});
   const filter = fields.find((f) => f === "metadata" || f === "tag_info");
   if (filter) return [`${filter}: priority: expected an integer, got "high" at position 9`, { position: 9 }];
-  if (fields.includes("collection_name")) return [`collection_name: expected a collection name: ${COLLECTION_NAME_RULE}; received "../etc"`];
+  if (fields.includes("collection_name"))
+    return [`collection_name: expected a collection name: ${COLLECTION_NAME_RULE}; received "../etc"`];
   if (fields.length === 0) return ["verbose: unknown query parameter; this operation takes no query parameters"];
   return ["query: is required; expected the search text, 1 to 4096 characters"];
 }
@@ -128,7 +139,9 @@ function particular(route: Route, status: number, limits: DocumentLimits): [stri
     case 502:
       return ['embedding request rejected (model "text-embedding-3-small"): 400 maximum context length exceeded'];
     case 507:
-      return ["no space left under DATA_DIR (catalog.sqlite: database or disk is full, SQLITE_FULL); free space or grow the volume, then retry"];
+      return [
+        "no space left under DATA_DIR (catalog.sqlite: database or disk is full, SQLITE_FULL); free space or grow the volume, then retry",
+      ];
     default:
       return [statusTitle(status)];
   }
@@ -151,12 +164,20 @@ function responses(route: Route, limits: DocumentLimits): Json {
     out["400"] = problemResponse(route, 400, what, detail, { members });
   }
   if (route.scope) {
-    out["401"] = problemResponse(route, 401, "missing or unknown bearer token", "missing bearer token: send 'Authorization: Bearer <token>'");
+    out["401"] = problemResponse(
+      route,
+      401,
+      "missing or unknown bearer token",
+      "missing bearer token: send 'Authorization: Bearer <token>'",
+    );
     out["403"] = problemResponse(route, 403, `the token lacks the '${route.scope}' scope`, `this token lacks the '${route.scope}' scope`);
   }
   for (const [status, when] of Object.entries(route.problems ?? {})) {
     const [detail, members] = particular(route, Number(status), limits);
-    out[status] = problemResponse(route, Number(status), when, detail, { members, ...(status === "507" ? { headers: RETRY_AFTER_HEADER } : {}) });
+    out[status] = problemResponse(route, Number(status), when, detail, {
+      members,
+      ...(status === "507" ? { headers: RETRY_AFTER_HEADER } : {}),
+    });
   }
   out["4XX"] = problemResponse(
     route,
@@ -230,7 +251,9 @@ export function openApiDocument(routes: readonly Route[], limits: DocumentLimits
     tags,
     paths,
     components: {
-      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "a token from API_TOKENS, or the one generated on first start" } },
+      securitySchemes: {
+        bearer: { type: "http", scheme: "bearer", description: "a token from API_TOKENS, or the one generated on first start" },
+      },
       schemas: { Problem: schema(s.problem, "output") },
     },
   };

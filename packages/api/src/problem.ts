@@ -56,7 +56,11 @@ function fromFramework(err: unknown): Problem | null {
 function fromBusyDatabase(err: unknown): Problem | null {
   if (!isSqliteBusy(err)) return null;
   const code = (err as { code: string }).code;
-  return { status: 503, title: statusTitle(503), detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds` };
+  return {
+    status: 503,
+    title: statusTitle(503),
+    detail: `the catalog is busy (${code}: another writer held it too long); retry after \`Retry-After\` seconds`,
+  };
 }
 
 /**
@@ -101,8 +105,11 @@ function send(req: Request, res: Parameters<RequestHandler>[1], p: Problem) {
 export function problemHandler(logger: Logger): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
-    const p = err instanceof AppError ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter } : (fromBusyDatabase(err) ?? fromFramework(err));
-    const log = (req.log ?? logger);
+    const p =
+      err instanceof AppError
+        ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter }
+        : (fromBusyDatabase(err) ?? fromFramework(err));
+    const log = req.log ?? logger;
     if (p && p.status < 500) {
       log.warn({ status: p.status, detail: p.detail }, "request rejected");
       if (p.status === 401) audit(req, "token.refused", { reason: p.detail });
@@ -120,4 +127,3 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
 
 export const notFound: RequestHandler = (req, res) =>
   send(req, res, { status: 404, title: "Not Found", detail: `no operation ${req.method} ${req.path}; see /openapi.json` });
-

@@ -53,7 +53,10 @@ export function createRateLimiter(config: RateLimitConfig, logger: Logger): Rate
       } catch (err) {
         if (!(err instanceof RateLimiterRes)) throw err;
         const seconds = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        throw new RateLimitedError(`this token is over its ${config.perMinute} requests per minute (RATE_LIMIT_PER_MIN); retry in ${seconds} s`, seconds);
+        throw new RateLimitedError(
+          `this token is over its ${config.perMinute} requests per minute (RATE_LIMIT_PER_MIN); retry in ${seconds} s`,
+          seconds,
+        );
       }
     },
     async close() {

@@ -73,7 +73,10 @@ describe("the route table", () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "docstore-routes-"));
-    const tokens = [...ALL_SCOPES.map((s) => `${lacking[s]}:${ALL_SCOPES.filter((t) => t !== s).join("+")}`), `${RESTRICTED}:read+write+admin:mine`].join(",");
+    const tokens = [
+      ...ALL_SCOPES.map((s) => `${lacking[s]}:${ALL_SCOPES.filter((t) => t !== s).join("+")}`),
+      `${RESTRICTED}:read+write+admin:mine`,
+    ].join(",");
     const config = loadConfig({ DATA_DIR: dataDir, API_TOKENS: tokens, LOG_LEVEL: "silent" });
     const logger = createLogger("silent");
     services = createServices(config, logger, { role: "api" });
@@ -89,7 +92,13 @@ describe("the route table", () => {
       paths: Record<string, Record<string, { security?: { bearer: Scope[] }[]; parameters?: { name: string }[]; requestBody?: unknown }>>;
     };
     described = Object.entries(doc.paths).flatMap(([p, ops]) =>
-      Object.entries(ops).map(([method, op]) => ({ method, path: p, scope: op.security?.[0]?.bearer[0], parameters: op.parameters ?? [], body: op.requestBody })),
+      Object.entries(ops).map(([method, op]) => ({
+        method,
+        path: p,
+        scope: op.security?.[0]?.bearer[0],
+        parameters: op.parameters ?? [],
+        body: op.requestBody,
+      })),
     );
   });
 
@@ -134,10 +143,14 @@ describe("the route table", () => {
 
   it("refuses a token restricted to other collections on every operation that names one, before looking the collection up", async () => {
     // Every operation whose input names a collection, read from the document: a new one must be added above.
-    const names = (o: Operation) => o.parameters.some((p) => p.name.startsWith("collection_name")) || JSON.stringify(o.body ?? {}).includes("collection_name");
+    const names = (o: Operation) =>
+      o.parameters.some((p) => p.name.startsWith("collection_name")) || JSON.stringify(o.body ?? {}).includes("collection_name");
     const withCollections = described.filter(names).map((o) => `${o.method.toUpperCase()} ${o.path}`);
     expect(withCollections.sort()).toEqual(Object.keys(naming("x")).sort());
-    for (const [collection, refused] of [["theirs", true], ["mine", false]] as const) {
+    for (const [collection, refused] of [
+      ["theirs", true],
+      ["mine", false],
+    ] as const) {
       for (const [op, input] of Object.entries(naming(collection))) {
         const [method, p] = op.split(" ") as [string, string];
         const url = new URL(p, base);

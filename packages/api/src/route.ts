@@ -77,4 +77,6 @@ export const route = <
   Q extends z.ZodObject | undefined = undefined,
   B extends z.ZodType | undefined = undefined,
   M extends Multipart | undefined = undefined,
->(r: Route<Q, B, M> & { queryInBody?: readonly (keyof NonNullable<Q>["shape"])[] }): Route<Q, B, M> => r;
+>(
+  r: Route<Q, B, M> & { queryInBody?: readonly (keyof NonNullable<Q>["shape"])[] },
+): Route<Q, B, M> => r;

@@ -3,7 +3,17 @@
  * turns the same schemas into the OpenAPI document, so the two cannot drift apart.
  */
 import { z } from "zod";
-import { BadRequestError, COLLECTION_NAME, COLLECTION_NAME_RULE, DISAGREEMENTS, DOC_ID, DOC_ID_RULE, UNREPAIRABLE, metadataJsonSchema, tooDeep } from "@docstore/shared";
+import {
+  BadRequestError,
+  COLLECTION_NAME,
+  COLLECTION_NAME_RULE,
+  DISAGREEMENTS,
+  DOC_ID,
+  DOC_ID_RULE,
+  UNREPAIRABLE,
+  metadataJsonSchema,
+  tooDeep,
+} from "@docstore/shared";
 import { unknownKeys } from "./keys.ts";
 
 const NAME_ACCEPTED = `expected a collection name: ${COLLECTION_NAME_RULE}`;
@@ -31,7 +41,9 @@ const METADATA_ACCEPTED = "expected a JSON object of metadata, or a string holdi
  * z.record would copy it, and copying a `__proto__` key sets the copy's prototype instead, so
  * the key would vanish unseen.
  */
-const metadataObject = z.custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v)).meta(metadataJsonSchema());
+const metadataObject = z
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === "object" && !Array.isArray(v))
+  .meta(metadataJsonSchema());
 const metadataInput = z
   .union([metadataObject, z.string().describe("the same object as a JSON string")], { error: METADATA_ACCEPTED })
   .transform((v, ctx) => {
@@ -49,7 +61,10 @@ const metadataInput = z
       return z.NEVER;
     }
     if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-      ctx.addIssue({ code: "custom", message: `${METADATA_ACCEPTED}; the string holds ${Array.isArray(parsed) ? "an array" : `a JSON ${parsed === null ? "null" : typeof parsed}`}` });
+      ctx.addIssue({
+        code: "custom",
+        message: `${METADATA_ACCEPTED}; the string holds ${Array.isArray(parsed) ? "an array" : `a JSON ${parsed === null ? "null" : typeof parsed}`}`,
+      });
       return z.NEVER;
     }
     return parsed as Record<string, unknown>;
@@ -64,7 +79,8 @@ function filterMessage(input: unknown): string {
   if (input === null || typeof input !== "object") return accepted;
   const entries = Object.entries(input);
   const scalar = entries.every(([, v]) => typeof v === "string" || typeof v === "number" || typeof v === "boolean");
-  const same = scalar && entries.length > 0 ? `; this object written as a filter is ${entries.map(([k, v]) => `${k}=${String(v)}`).join("^")}` : "";
+  const same =
+    scalar && entries.length > 0 ? `; this object written as a filter is ${entries.map(([k, v]) => `${k}=${String(v)}`).join("^")}` : "";
   return `${accepted}, not a JSON object${same}`;
 }
 /** A filter in ServiceNow encoded-query syntax, e.g. `status=open^priority=2`. */
@@ -80,20 +96,29 @@ export const loadQuery = z.object({
   doc_id: docId.optional().describe("the document's id; default `metadata.sys_id`, else a new UUID. An existing id is replaced"),
   wait: flag
     .optional()
-    .describe("`true` (or `1`, or empty): answer once the document is searchable or failed (200), or after WAIT_TIMEOUT_MS with its status (202)"),
+    .describe(
+      "`true` (or `1`, or empty): answer once the document is searchable or failed (200), or after WAIT_TIMEOUT_MS with its status (202)",
+    ),
 });
 
 export const loadTextBody = z.object({
-  text: z.string({ error: "expected the document's text, a non-empty string" }).min(1, { error: "expected the document's text, a non-empty string" }),
+  text: z
+    .string({ error: "expected the document's text, a non-empty string" })
+    .min(1, { error: "expected the document's text, a non-empty string" }),
   metadata: metadataInput.optional(),
 });
 
 const bulkItem = loadTextBody.extend({ doc_id: docId.optional() });
 export const bulkLoadBody = z.object({
   documents: z
-    .array(z.strictObject(bulkItem.shape, { error: (iss) => (iss.code === "unrecognized_keys" ? unknownKeys(iss.keys, Object.keys(bulkItem.shape), "field") : undefined) }), {
-      error: "expected a JSON array of documents, each {text, metadata, doc_id}",
-    })
+    .array(
+      z.strictObject(bulkItem.shape, {
+        error: (iss) => (iss.code === "unrecognized_keys" ? unknownKeys(iss.keys, Object.keys(bulkItem.shape), "field") : undefined),
+      }),
+      {
+        error: "expected a JSON array of documents, each {text, metadata, doc_id}",
+      },
+    )
     .min(1, { error: "expected 1 to 1000 documents" })
     .max(1000, { error: "expected 1 to 1000 documents (a fixed limit per request)" }),
 });
@@ -102,7 +127,12 @@ const NAMES_ACCEPTED = "expected collection names: a JSON array, or names repeat
 /** Repeated or comma-separated: `?collection_names=a&collection_names=b` or `?collection_names=a,b`. */
 const nameList = z
   .union([z.string(), z.array(z.string())], { error: NAMES_ACCEPTED })
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(","))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .pipe(
     z
       .array(collectionName)
@@ -123,7 +153,9 @@ export const searchInput = (maxK: number) =>
 
 const limit = integer(1, 1000)
   .optional()
-  .describe("page size; the answer's `next_cursor` continues the list. Without it, every item comes in one answer, streamed, and `next_cursor` is null");
+  .describe(
+    "page size; the answer's `next_cursor` continues the list. Without it, every item comes in one answer, streamed, and `next_cursor` is null",
+  );
 const cursor = z
   .string({ error: "expected the next_cursor of the previous page" })
   .max(512, { error: "expected the next_cursor of the previous page" })
@@ -141,8 +173,13 @@ const STATUS_ACCEPTED = { error: "expected one of queued, processing, ready, fai
 
 export const listDocumentsQuery = z.object({
   collection_name: collectionName,
-  status: z.enum(["queued", "processing", "ready", "failed", "pending"], STATUS_ACCEPTED).optional().describe("only documents with this ingestion status (pending: queued or processing)"),
-  tag_info: filter.optional().describe("only documents whose metadata match this filter (encoded query, no ORDERBY: the list is in doc_id order)"),
+  status: z
+    .enum(["queued", "processing", "ready", "failed", "pending"], STATUS_ACCEPTED)
+    .optional()
+    .describe("only documents with this ingestion status (pending: queued or processing)"),
+  tag_info: filter
+    .optional()
+    .describe("only documents whose metadata match this filter (encoded query, no ORDERBY: the list is in doc_id order)"),
   limit,
   cursor,
 });
@@ -264,7 +301,11 @@ export const doctorQuery = z.object({
 
 const count = z.number().int().min(0);
 const perKind = <K extends string>(kinds: Record<K, string>, what: string) =>
-  z.object(Object.fromEntries(Object.entries(kinds).map(([k, meaning]) => [k, count.describe(meaning as string)])) as Record<K, typeof count>).describe(what);
+  z
+    .object(
+      Object.fromEntries(Object.entries(kinds).map(([k, meaning]) => [k, count.describe(meaning as string)])) as Record<K, typeof count>,
+    )
+    .describe(what);
 
 export const doctorResponse = z.object({
   repair: z.boolean().describe("whether repairs were made (false: report only)"),
@@ -278,13 +319,17 @@ export const doctorResponse = z.object({
   repaired: perKind(DISAGREEMENTS, "of those, the ones repaired"),
   unrepaired: count.describe("disagreements found and not repaired (every one without `repair`): 0 means the stores agree, or agree now"),
   unrepairable: perKind(UNREPAIRABLE, "found, but nothing can repair them (not counted in `unrepaired`)"),
-  examples: z.array(z.object({
-    kind: z.enum([...Object.keys(DISAGREEMENTS), ...Object.keys(UNREPAIRABLE)] as [string, ...string[]]),
-    collection_name: z.string(),
-    doc_id: z.string().nullable().describe("null for a raw copy no document names"),
-    detail: z.string().describe("what disagreed"),
-    action: z.string().describe("what was done, or why nothing was"),
-  })).describe("the first findings (at most 50), as examples; the counts cover all of them"),
+  examples: z
+    .array(
+      z.object({
+        kind: z.enum([...Object.keys(DISAGREEMENTS), ...Object.keys(UNREPAIRABLE)] as [string, ...string[]]),
+        collection_name: z.string(),
+        doc_id: z.string().nullable().describe("null for a raw copy no document names"),
+        detail: z.string().describe("what disagreed"),
+        action: z.string().describe("what was done, or why nothing was"),
+      }),
+    )
+    .describe("the first findings (at most 50), as examples; the counts cover all of them"),
   examples_omitted: count.describe("findings left out of `examples`"),
   seconds: z.number().min(0).describe("how long the run took"),
 });
@@ -303,7 +348,10 @@ export const problem = z
     instance: z.string().optional().describe("the path of the request; absent when the request could not be read"),
     request_id: z.string().describe("also the X-Request-Id header; quote it when asking about a failure"),
     position: z.number().int().min(0).optional().describe("0-based offset of a filter error in the filter string"),
-    media_type: z.string().optional().describe("with a 415: the media type refused, an upload's detected type or the Content-Type a body was declared with"),
+    media_type: z
+      .string()
+      .optional()
+      .describe("with a 415: the media type refused, an upload's detected type or the Content-Type a body was declared with"),
   })
   .describe("RFC 9457 problem details");
 

@@ -10,7 +10,10 @@ import type { Config, Logger } from "@docstore/shared";
 import { LINGER_MS, answeredEarly } from "./problem.ts";
 
 /** What Node's parser and timers raise, as the status and detail a client gets. */
-function refusal(err: NodeJS.ErrnoException & { reason?: string }, config: Config["http"]): { status: number; title: string; detail: string } {
+function refusal(
+  err: NodeJS.ErrnoException & { reason?: string },
+  config: Config["http"],
+): { status: number; title: string; detail: string } {
   switch (err.code) {
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return {
@@ -27,7 +30,11 @@ function refusal(err: NodeJS.ErrnoException & { reason?: string }, config: Confi
     case "HPE_CHUNK_EXTENSIONS_OVERFLOW":
       return { status: 413, title: "Content Too Large", detail: "body: received chunk extensions longer than the server accepts" };
     default:
-      return { status: 400, title: "Bad Request", detail: `request: malformed HTTP (${err.reason ?? err.message}); accepted: an HTTP/1.1 request` };
+      return {
+        status: 400,
+        title: "Bad Request",
+        detail: `request: malformed HTTP (${err.reason ?? err.message}); accepted: an HTTP/1.1 request`,
+      };
   }
 }
 

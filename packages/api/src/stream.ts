@@ -34,7 +34,14 @@ const members = (fields: Record<string, unknown>) =>
  * that an error there is still a problem response; an error after it cuts the answer short
  * (the client sees an incomplete body, never a well-formed partial list).
  */
-export async function streamList(req: Request, res: Response, head: Record<string, unknown>, key: string, pages: AsyncIterable<unknown[]>, tail: Record<string, unknown>): Promise<void> {
+export async function streamList(
+  req: Request,
+  res: Response,
+  head: Record<string, unknown>,
+  key: string,
+  pages: AsyncIterable<unknown[]>,
+  tail: Record<string, unknown>,
+): Promise<void> {
   const iterator = pages[Symbol.asyncIterator]();
   let next = await iterator.next();
   res.status(200).type("application/json");

@@ -7,7 +7,11 @@ import type { AppContext } from "./context.ts";
  * one is close ("did you mean"), as unknown fields get; names the token may not use are never told.
  */
 export async function unknownCollections(ctx: AppContext, principal: Principal, missing: string[]): Promise<NotFoundError> {
-  const known = visibleTo(principal, (await ctx.services.catalog.listCollections()).map((c) => c.name), (c) => c);
+  const known = visibleTo(
+    principal,
+    (await ctx.services.catalog.listCollections()).map((c) => c.name),
+    (c) => c,
+  );
   const named = missing.map((name) => {
     const meant = closestName(name, known);
     return meant ? `${name} (did you mean ${meant}?)` : name;

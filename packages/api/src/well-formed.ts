@@ -35,11 +35,15 @@ function notUtf8(query: string): string | undefined {
 
 export const wellFormed: RequestHandler = (req, _res, next) => {
   // Node's parser takes any version digits (HTTP/2.0 or HTTP/0.9 written as an HTTP/1 request).
-  if (req.httpVersionMajor !== 1) throw new BadRequestError(`request: received HTTP/${req.httpVersion} in the request line; accepted: HTTP/1.1 or HTTP/1.0`);
-  if (req.httpVersion === "1.1" && !req.headers.host) throw new BadRequestError("headers: received no Host header; accepted: an HTTP/1.1 request with a Host header");
+  if (req.httpVersionMajor !== 1)
+    throw new BadRequestError(`request: received HTTP/${req.httpVersion} in the request line; accepted: HTTP/1.1 or HTTP/1.0`);
+  if (req.httpVersion === "1.1" && !req.headers.host)
+    throw new BadRequestError("headers: received no Host header; accepted: an HTTP/1.1 request with a Host header");
   const fields = req.rawHeaders.length / 2;
   if (fields > MAX_HEADER_FIELDS) {
-    throw new HeaderFieldsTooLargeError(`headers: received ${fields} header fields; accepted: at most ${MAX_HEADER_FIELDS} (a fixed limit)`);
+    throw new HeaderFieldsTooLargeError(
+      `headers: received ${fields} header fields; accepted: at most ${MAX_HEADER_FIELDS} (a fixed limit)`,
+    );
   }
   const q = req.url.indexOf("?");
   const bad = q < 0 ? undefined : notUtf8(req.url.slice(q + 1));
@@ -47,7 +51,9 @@ export const wellFormed: RequestHandler = (req, _res, next) => {
     const key = bad.split("=")[0]!;
     const decoded = percentDecoded(key.replaceAll("+", " "));
     const name = isUtf8(decoded) ? decoded.toString("utf8") : "a key";
-    throw new BadRequestError(`${name}: received percent-encoded bytes that are not UTF-8; accepted: query parameters percent-encoded as UTF-8`);
+    throw new BadRequestError(
+      `${name}: received percent-encoded bytes that are not UTF-8; accepted: query parameters percent-encoded as UTF-8`,
+    );
   }
   next();
 };

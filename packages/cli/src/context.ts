@@ -38,7 +38,14 @@ export function table(header: string[], rows: (string | number)[][], fit?: { wid
     }
   }
   const cut = (c: string, i: number) => (c.length > widths[i]! ? `${c.slice(0, widths[i]! - 1)}…` : c);
-  return cells.map((r) => r.map((c, i) => (i === r.length - 1 ? cut(c, i) : cut(c, i).padEnd(widths[i]!))).join("  ").trimEnd()).join("\n");
+  return cells
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? cut(c, i) : cut(c, i).padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 /** Columns for tables: the terminal's, else 100. */
@@ -53,7 +60,7 @@ export function tokenHint(ctx: Context, status: number | undefined): string | un
   if (ctx.token || status !== 401) return undefined;
   return (
     "no token given: set DOCSTORE_TOKEN or pass --token. A local (embedded) service started without API_TOKENS " +
-    "prints its token when it starts (\"docstore ready at … token ds_…\") and keeps it in DATA_DIR/api-token " +
+    'prints its token when it starts ("docstore ready at … token ds_…") and keeps it in DATA_DIR/api-token ' +
     "(by default ./data/api-token in the folder the service was started from)"
   );
 }

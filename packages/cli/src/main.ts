@@ -22,4 +22,10 @@ const onInterrupt = (say: () => void) =>
     process.exit(130);
   });
 
-process.exitCode = await run(process.argv, { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin, onInterrupt });
+process.exitCode = await run(process.argv, {
+  env: process.env,
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  onInterrupt,
+});

@@ -58,14 +58,21 @@ export async function run(argv: string[], io: Streams): Promise<number> {
     .option("--jsonl <file>", 'one document a line: {"text" or "path", "doc_id", "metadata"}')
     .option("--csv <file>", "one document a row, with a header: text or path, doc_id, other columns as metadata")
     .option("--metadata <json>", "a JSON object of metadata for every document (a document's own wins)")
-    .option("--metadata-from <map>", "metadata keys from fields: key=field[:type], comma-separated or repeated; types string, int, number, bool, json, list", collect)
+    .option(
+      "--metadata-from <map>",
+      "metadata keys from fields: key=field[:type], comma-separated or repeated; types string, int, number, bool, json, list",
+      collect,
+    )
     .option("--text-field <name>", "the field or column holding a text", "text")
     .option("--path-field <name>", "the field or column holding a file's path (relative to the JSONL or CSV file)", "path")
     .option("--id-field <name>", "the field or column holding the doc_id", "doc_id")
     .option("--concurrency <n>", "requests at once", integer(1), 4)
     .option("--batch-size <n>", "texts in one bulk request (at most 1000)", integer(1), 500)
     .option("--no-wait", "end once everything is accepted, without waiting for indexing")
-    .option("--state <file>", "the state file that makes the load resumable (default: one per service, collection and sources under $XDG_STATE_HOME/docstore or ~/.local/state/docstore)")
+    .option(
+      "--state <file>",
+      "the state file that makes the load resumable (default: one per service, collection and sources under $XDG_STATE_HOME/docstore or ~/.local/state/docstore)",
+    )
     .action(async (paths, flags) => {
       // Each command's modules are loaded when it runs: a quick `ls` does not pay for the loader's.
       const { load } = await import("./commands/load.ts");
@@ -127,7 +134,9 @@ export async function run(argv: string[], io: Streams): Promise<number> {
 
   program
     .command("doctor")
-    .description("check that catalog, raw copies and index agree, and with --repair repair what does not (an admin token; exit code 1 while disagreements remain)")
+    .description(
+      "check that catalog, raw copies and index agree, and with --repair repair what does not (an admin token; exit code 1 while disagreements remain)",
+    )
     .option("--repair", "repair what disagrees (default: report only)", false)
     .option("-c, --collection <name>", "check this collection only (default: every one the token may use)")
     .action(async (flags) => {

@@ -10,7 +10,20 @@ import openapiTS, { astToString } from "openapi-typescript";
 type Json = Record<string, unknown>;
 
 /** Keys that document rather than shape. */
-const PROSE = new Set(["description", "summary", "example", "examples", "operationId", "title", "$schema", "$comment", "externalDocs", "tags", "default", "security"]);
+const PROSE = new Set([
+  "description",
+  "summary",
+  "example",
+  "examples",
+  "operationId",
+  "title",
+  "$schema",
+  "$comment",
+  "externalDocs",
+  "tags",
+  "default",
+  "security",
+]);
 /** Keys whose value maps names (a property, a status, a media type) to objects: their keys are data, never prose. */
 const MAPS = new Set(["properties", "patternProperties", "$defs", "definitions", "paths", "responses", "content", "headers", "schemas"]);
 

@@ -115,7 +115,10 @@ export class DocstoreClient {
 
   /** Up to 1000 texts in one request; one invalid document refuses them all (400 naming it). */
   async loadTexts(collection: string, documents: BulkDocument[], opts: { wait?: boolean } = {}): Promise<LoadResult[]> {
-    const r = await this.#call("post", "/load_texts_to_collection", { query: { collection_name: collection, wait: flag(opts.wait) }, json: { documents } });
+    const r = await this.#call("post", "/load_texts_to_collection", {
+      query: { collection_name: collection, wait: flag(opts.wait) },
+      json: { documents },
+    });
     return r.documents;
   }
 
@@ -159,7 +162,9 @@ export class DocstoreClient {
 
   /** A page of a document's chunks as indexed, with their offsets and citations. */
   documentChunks(collection: string, docId: string, opts: PageOptions = {}): Promise<ChunkPage> {
-    return this.#call("get", "/get_document_chunks", { query: { collection_name: collection, id_value: docId, limit: opts.limit, cursor: opts.cursor } });
+    return this.#call("get", "/get_document_chunks", {
+      query: { collection_name: collection, id_value: docId, limit: opts.limit, cursor: opts.cursor },
+    });
   }
 
   /** Every chunk of a document, a page at a time. */

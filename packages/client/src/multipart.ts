@@ -15,9 +15,12 @@ const quoted = (s: string) => `"${s.replace(/"/g, "%22").replace(/\r/g, "%0D").r
 export function multipart(fields: { name: string; value: string }[], file: FilePart): Form {
   const boundary = `----docstore${randomBytes(12).toString("hex")}`;
   const parts: Buffer[] = [];
-  for (const f of fields) parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(f.name)}\r\n\r\n${f.value}\r\n`));
+  for (const f of fields)
+    parts.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(f.name)}\r\n\r\n${f.value}\r\n`));
   parts.push(
-    Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.name)}; filename=${quoted(file.filename)}\r\nContent-Type: ${file.type}\r\n\r\n`),
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name=${quoted(file.name)}; filename=${quoted(file.filename)}\r\nContent-Type: ${file.type}\r\n\r\n`,
+    ),
     Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength),
     Buffer.from(`\r\n--${boundary}--\r\n`),
   );

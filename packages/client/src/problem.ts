@@ -61,5 +61,11 @@ export function problemOf(status: number, statusText: string, path: string, text
   } catch {
     // not JSON: described below
   }
-  return { type: "about:blank", title: statusText || `HTTP ${status}`, status, detail: text.trim().slice(0, 500) || `HTTP ${status}`, instance: path };
+  return {
+    type: "about:blank",
+    title: statusText || `HTTP ${status}`,
+    status,
+    detail: text.trim().slice(0, 500) || `HTTP ${status}`,
+    instance: path,
+  };
 }

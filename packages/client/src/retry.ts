@@ -29,7 +29,12 @@ export function parseRetryAfter(value: string | null, now = Date.now()): number 
  * the attempts, or when the service asks for longer than `maxDelayMs`. With Retry-After the
  * wait is exactly what it asks; without, exponential backoff with jitter.
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined, random = Math.random): number | null {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterSeconds: number | undefined,
+  random = Math.random,
+): number | null {
   if (attempt >= policy.attempts) return null;
   if (retryAfterSeconds !== undefined) {
     const ms = retryAfterSeconds * 1000;

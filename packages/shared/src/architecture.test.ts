@@ -26,7 +26,10 @@ const ROOT = path.resolve(SRC, "../../..");
 const LAYERS: { name: string; members: string[] }[] = [
   { name: "domain", members: ["domain/", "errors.ts", "filter/ast.ts"] },
   { name: "ports", members: ["ports.ts"] },
-  { name: "core", members: ["filter/", "search/", "chunk/", "extract/", "detect/", "batches.ts", "errors-wire.ts", "fast-strings.ts", "logger.ts"] },
+  {
+    name: "core",
+    members: ["filter/", "search/", "chunk/", "extract/", "detect/", "batches.ts", "errors-wire.ts", "fast-strings.ts", "logger.ts"],
+  },
   { name: "config", members: ["config.ts"] },
   { name: "services", members: ["doctor/"] },
   {
@@ -74,7 +77,9 @@ const rel = (from: string, file: string) => path.relative(from, file).split(path
 
 /** Every module a source names (static, type-only, re-exported and literal dynamic imports), with its line. */
 function imports(text: string): { spec: string; line: number }[] {
-  return ts.preProcessFile(text, true, true).importedFiles.map((f) => ({ spec: f.fileName, line: text.slice(0, f.pos).split("\n").length }));
+  return ts
+    .preProcessFile(text, true, true)
+    .importedFiles.map((f) => ({ spec: f.fileName, line: text.slice(0, f.pos).split("\n").length }));
 }
 
 interface Edge {
@@ -114,7 +119,8 @@ function domainLibraryViolations(edges: readonly Edge[]): string[] {
 function layerOf(file: string): number {
   let best = { layer: -1, length: 0 };
   LAYERS.forEach(({ members }, layer) => {
-    for (const m of members) if ((m.endsWith("/") ? file.startsWith(m) : file === m) && m.length > best.length) best = { layer, length: m.length };
+    for (const m of members)
+      if ((m.endsWith("/") ? file.startsWith(m) : file === m) && m.length > best.length) best = { layer, length: m.length };
   });
   return best.layer;
 }
@@ -191,14 +197,16 @@ function envReads(text: string): number[] {
         : ts.isElementAccessExpression(node) && ts.isStringLiteral(node.argumentExpression) && node.argumentExpression.text === "env"
           ? node.expression
           : null;
-    if (of && ts.isIdentifier(of) && of.text === "process") lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    if (of && ts.isIdentifier(of) && of.text === "process")
+      lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
     ts.forEachChild(node, visit);
   };
   visit(source);
   return lines;
 }
 
-const mayReadEnv = (file: string) => path.posix.basename(file) === "main.ts" || file === "packages/shared/src/config.ts" || /^packages\/[^/]+\/scripts\//.test(file);
+const mayReadEnv = (file: string) =>
+  path.posix.basename(file) === "main.ts" || file === "packages/shared/src/config.ts" || /^packages\/[^/]+\/scripts\//.test(file);
 
 describe("packages/shared/src", () => {
   it("imports only from its own layer or those below it, and places every file in a layer", () => {
@@ -212,13 +220,13 @@ describe("packages/shared/src", () => {
 
   it("keeps drivers, queues and engine clients out of the domain and the ports", () => {
     expect(domainLibraryViolations(allImports())).toEqual([]);
-    expect(domainLibraryViolations([
+    expect(
+      domainLibraryViolations([
         { from: "domain/jobs.ts", line: 8, to: "bullmq", library: true },
         { from: "queue/bullmq.ts", line: 1, to: "bullmq", library: true },
         { from: "ports.ts", line: 6, to: "filter/ast.ts" },
-      ])).toEqual([
-      "domain/jobs.ts:8 (domain) imports the library bullmq",
-    ]);
+      ]),
+    ).toEqual(["domain/jobs.ts:8 (domain) imports the library bullmq"]);
   });
 
   it("has no import cycle between its folders (and root files)", () => {
@@ -242,13 +250,23 @@ describe("packages/shared/src", () => {
   });
 
   it("finds a cycle when there is one", () => {
-    expect(cycles(new Map([["a/", new Set(["b/"])], ["b/", new Set(["a/"])]]))).toEqual([["a/", "b/", "a/"]]);
+    expect(
+      cycles(
+        new Map([
+          ["a/", new Set(["b/"])],
+          ["b/", new Set(["a/"])],
+        ]),
+      ),
+    ).toEqual([["a/", "b/", "a/"]]);
   });
 });
 
 describe("the workspace", () => {
   const repo = (dir: string) =>
-    (existsSync(path.join(ROOT, dir)) ? sources(path.join(ROOT, dir)) : []).map((file) => ({ file: rel(ROOT, file), text: readFileSync(file, "utf8") }));
+    (existsSync(path.join(ROOT, dir)) ? sources(path.join(ROOT, dir)) : []).map((file) => ({
+      file: rel(ROOT, file),
+      text: readFileSync(file, "utf8"),
+    }));
 
   it("has packages that import each other by name, in the direction PACKAGE_DEPENDENCIES gives", () => {
     const packages = readdirSync(path.join(ROOT, "packages"));
@@ -266,11 +284,11 @@ describe("the workspace", () => {
 
   it("has tests and benchmarks that import the packages by name", () => {
     const found = [...repo("test"), ...repo("bench")].flatMap(({ file, text }) =>
-        imports(text).flatMap(({ spec, line }) => {
-          const wrong = pathImportViolation(file, spec);
-          return wrong ? [`${file}:${line} ${wrong}`] : [];
-        }),
-      );
+      imports(text).flatMap(({ spec, line }) => {
+        const wrong = pathImportViolation(file, spec);
+        return wrong ? [`${file}:${line} ${wrong}`] : [];
+      }),
+    );
     expect(found).toEqual([]);
   });
 
@@ -284,16 +302,25 @@ describe("the workspace", () => {
   });
 
   it("finds a path into a package, a package used against the direction, and a read of process.env", () => {
-    expect(pathImportViolation("test/deploy.test.ts", "../packages/shared/src/config.ts")).toBe("imports ../packages/shared/src/config.ts: import the package by name");
+    expect(pathImportViolation("test/deploy.test.ts", "../packages/shared/src/config.ts")).toBe(
+      "imports ../packages/shared/src/config.ts: import the package by name",
+    );
     expect(pathImportViolation("test/deploy.test.ts", "./harness.ts")).toBeNull();
     expect(pathImportViolation("test/deploy.test.ts", "@docstore/shared/config")).toBeNull();
-    expect(packageImportViolation("packages/shared/src/compose.ts", "@docstore/worker")).toBe("imports @docstore/worker, which shared may not use");
+    expect(packageImportViolation("packages/shared/src/compose.ts", "@docstore/worker")).toBe(
+      "imports @docstore/worker, which shared may not use",
+    );
     expect(packageImportViolation("packages/api/src/main.ts", "@docstore/worker")).toBeNull();
     expect(packageImportViolation("packages/api/src/app.ts", "../../shared/src/config.ts")).toBe(
       "imports ../../shared/src/config.ts, a path out of packages/api: import the package by name",
     );
     expect(packageImportViolation("packages/api/src/routes/search.ts", "../citations.ts")).toBeNull();
-    const text = ["// process.env in a comment", 'const s = "process.env";', "const port = process.env.PORT;", 'const { HOME } = process["env"];'].join("\n");
+    const text = [
+      "// process.env in a comment",
+      'const s = "process.env";',
+      "const port = process.env.PORT;",
+      'const { HOME } = process["env"];',
+    ].join("\n");
     expect(envReads(text)).toEqual([3, 4]);
   });
 });

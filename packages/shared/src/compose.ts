@@ -107,11 +107,16 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
           soleWriter: role.role === "embedded-worker",
           fusion: config.search.fusion,
         })
-      : new QdrantSearchIndex({ ...config.qdrant, dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null, fusion: config.search.fusion });
+      : new QdrantSearchIndex({
+          ...config.qdrant,
+          dimensions: config.embedder.kind === "openai" ? config.embedder.dimensions : null,
+          fusion: config.search.fusion,
+        });
   const blobs: BlobStore =
     config.blobStore.kind === "s3" ? new S3BlobStore(config.blobStore.s3) : new FsBlobStore(config.blobStore.dir, { shared: catalogDb() });
   // Only workers write the persistent cache of chunk vectors; the API keeps query vectors in memory.
-  const cache = (): EmbeddingCache => (role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile));
+  const cache = (): EmbeddingCache =>
+    role.role === "api" ? new MemoryEmbeddingCache() : new SqliteEmbeddingCache(config.embedder.cacheFile);
   // The API embeds only queries, for a search that will not wait longer (it goes on without them).
   const retry = role.role === "api" ? { retry: { deadlineMs: config.embedder.queryTimeoutMs } } : {};
   const embedder = config.embedder.kind === "openai" ? new OpenAIEmbedder({ ...config.embedder, cache: cache(), ...retry }) : null;
@@ -134,7 +139,12 @@ export function createServices(config: Config, logger: Logger, role: Role): ApiS
       // up to 1,024 documents a batch, and 32 MiB of contents at most (a batch is read whole).
       // Three batches at once, one a stage: read and chunked (the worker's threads), written to
       // the index (LanceDB's), marked ready (the API thread's). Figures: docs/benchmarks.md.
-      queue = new LocalQueue(sqliteCatalog, queueLogger, { dropped: role.dropped, batchSize: 1024, batchBytes: 32 * 1024 * 1024, inFlight: 3 });
+      queue = new LocalQueue(sqliteCatalog, queueLogger, {
+        dropped: role.dropped,
+        batchSize: 1024,
+        batchBytes: 32 * 1024 * 1024,
+        inFlight: 3,
+      });
     }
   }
 

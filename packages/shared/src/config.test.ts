@@ -17,7 +17,14 @@ describe("loadConfig", () => {
       requestTimeoutMs: 300_000,
     });
     expect(c.dataDir).toBe(path.resolve("./data"));
-    expect(c.queue).toEqual({ kind: "local", embeddedWorker: true, redisUrl: "redis://127.0.0.1:6379", prefix: "bull", concurrency: 64, batchSize: 32 });
+    expect(c.queue).toEqual({
+      kind: "local",
+      embeddedWorker: true,
+      redisUrl: "redis://127.0.0.1:6379",
+      prefix: "bull",
+      concurrency: 64,
+      batchSize: 32,
+    });
     expect(c.blobStore.kind).toBe("fs");
     expect(c.index.kind).toBe("lancedb");
     expect(c.embedder.kind).toBe("none");
@@ -49,7 +56,10 @@ describe("loadConfig", () => {
 
   it("reads the embeddings requests' size and timeout", () => {
     expect(loadConfig({}).embedder).toMatchObject({ maxBatch: 512, requestTimeoutMs: 60_000 });
-    expect(loadConfig({ EMBEDDING_BATCH_SIZE: "16", EMBEDDING_TIMEOUT_MS: "600000" }).embedder).toMatchObject({ maxBatch: 16, requestTimeoutMs: 600_000 });
+    expect(loadConfig({ EMBEDDING_BATCH_SIZE: "16", EMBEDDING_TIMEOUT_MS: "600000" }).embedder).toMatchObject({
+      maxBatch: 16,
+      requestTimeoutMs: 600_000,
+    });
   });
 
   it("reads the hybrid fusion's depth and weights", () => {
@@ -78,8 +88,19 @@ describe("loadConfig", () => {
   it("turns JWT validation on with AUTH_JWKS_URL, and rate limits with RATE_LIMIT_PER_MIN", () => {
     expect(loadConfig({}).auth.jwt).toBeNull();
     expect(loadConfig({}).rateLimit).toEqual({ perMinute: 0, redisUrl: null, prefix: "bull" });
-    const c = loadConfig({ AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: "https://idp.example/", AUTH_AUDIENCE: "docstore", RATE_LIMIT_PER_MIN: "120", QUEUE: "bullmq" });
-    expect(c.auth.jwt).toEqual({ jwksUrl: "https://idp.example/jwks", issuer: "https://idp.example/", audience: "docstore", collectionsClaim: null });
+    const c = loadConfig({
+      AUTH_JWKS_URL: "https://idp.example/jwks",
+      AUTH_ISSUER: "https://idp.example/",
+      AUTH_AUDIENCE: "docstore",
+      RATE_LIMIT_PER_MIN: "120",
+      QUEUE: "bullmq",
+    });
+    expect(c.auth.jwt).toEqual({
+      jwksUrl: "https://idp.example/jwks",
+      issuer: "https://idp.example/",
+      audience: "docstore",
+      collectionsClaim: null,
+    });
     expect(c.rateLimit).toEqual({ perMinute: 120, redisUrl: "redis://127.0.0.1:6379", prefix: "bull" });
   });
 
@@ -91,11 +112,17 @@ describe("loadConfig", () => {
     [{ LOG_LEVEL: "loud" }, /LOG_LEVEL/],
     [{ API_TOKENS: "short" }, /API_TOKENS: each token must be at least 16 characters/],
     [{ API_TOKENS: "long-enough-token-123:read+delete" }, /API_TOKENS: unknown scope "delete"/],
-    [{ API_TOKENS: "long-enough-token-123:read:kb/../x" }, /API_TOKENS: "kb\/..\/x" is neither a collection name nor a prefix ending in \*/],
+    [
+      { API_TOKENS: "long-enough-token-123:read:kb/../x" },
+      /API_TOKENS: "kb\/..\/x" is neither a collection name nor a prefix ending in \*/,
+    ],
     [{ API_TOKENS: "long-enough-token-123:read:a*b" }, /API_TOKENS: "a\*b" is neither/],
     [{ API_TOKENS: "long-enough-token-123:read:kb:x" }, /API_TOKENS: an entry is token, token:scopes or token:scopes:collections/],
     [{ AUTH_JWKS_URL: "https://idp.example/jwks" }, /AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE/],
-    [{ AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: "https://idp.example/" }, /AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE/],
+    [
+      { AUTH_JWKS_URL: "https://idp.example/jwks", AUTH_ISSUER: "https://idp.example/" },
+      /AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE/,
+    ],
     [{ AUTH_AUDIENCE: "docstore" }, /AUTH_AUDIENCE is read only with AUTH_JWKS_URL/],
     [{ AUTH_JWKS_URL: "not a url", AUTH_ISSUER: "i", AUTH_AUDIENCE: "a" }, /AUTH_JWKS_URL/],
     [{ RATE_LIMIT_PER_MIN: "-1" }, /RATE_LIMIT_PER_MIN/],
@@ -106,7 +133,10 @@ describe("loadConfig", () => {
     [{ CORS_ORIGINS: "https://app.example.com/" }, /CORS_ORIGINS: "https:\/\/app\.example\.com\/" is not an origin/],
     [{ CORS_ORIGINS: "app.example.com" }, /CORS_ORIGINS: "app\.example\.com" is not an origin/],
     [{ CORS_ORIGINS: "https://app.example.com/path" }, /CORS_ORIGINS: .* is not an origin/],
-    [{ HTTP_HEADERS_TIMEOUT_MS: "5000", HTTP_REQUEST_TIMEOUT_MS: "4000" }, /HTTP_HEADERS_TIMEOUT_MS \(5000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(4000\)/],
+    [
+      { HTTP_HEADERS_TIMEOUT_MS: "5000", HTTP_REQUEST_TIMEOUT_MS: "4000" },
+      /HTTP_HEADERS_TIMEOUT_MS \(5000\) must not exceed HTTP_REQUEST_TIMEOUT_MS \(4000\)/,
+    ],
     [{ HTTP_REQUEST_TIMEOUT_MS: "0" }, /HTTP_REQUEST_TIMEOUT_MS/],
     [{ HYBRID_DEPTH: "0" }, /HYBRID_DEPTH/],
     [{ EMBEDDING_BATCH_SIZE: "4096" }, /EMBEDDING_BATCH_SIZE/],

@@ -31,7 +31,8 @@ const numeric = (ok: (n: number) => boolean, expected: string) =>
     ctx.addIssue({ code: "custom", message: `expected ${expected}, got '${String(raw)}'` });
     return z.NEVER;
   });
-const int = (min: number, max: number) => numeric((n) => Number.isInteger(n) && n >= min && n <= max, `a whole number from ${min} to ${max}`);
+const int = (min: number, max: number) =>
+  numeric((n) => Number.isInteger(n) && n >= min && n <= max, `a whole number from ${min} to ${max}`);
 const weight = () => numeric((n) => n > 0 && n <= 1000, "a number above 0 and at most 1000");
 
 /**
@@ -42,7 +43,10 @@ const tokensSchema = z
   .string()
   .optional()
   .transform((raw, ctx): ApiToken[] | undefined => {
-    const entries = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const entries = (raw ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (entries.length === 0) return undefined;
     const tokens: ApiToken[] = [];
     for (const entry of entries) {
@@ -77,7 +81,10 @@ const corsOriginsSchema = z
   .string()
   .optional()
   .transform((raw, ctx): string[] => {
-    const entries = (raw ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    const entries = (raw ?? "")
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     for (const entry of entries) {
       if (entry === "*") continue;
       let origin: string | null = null;
@@ -87,14 +94,22 @@ const corsOriginsSchema = z
         // not a URL at all
       }
       if (origin !== entry) {
-        ctx.addIssue({ code: "custom", message: `"${entry}" is not an origin: write scheme://host[:port] with no path or trailing slash, or * for any` });
+        ctx.addIssue({
+          code: "custom",
+          message: `"${entry}" is not an origin: write scheme://host[:port] with no path or trailing slash, or * for any`,
+        });
       }
     }
     return entries.includes("*") ? ["*"] : entries;
   });
 
 /** Backends whose adapters exist in this version; the others are refused at start. */
-const available = { QUEUE: ["local", "bullmq"], BLOB_STORE: ["fs", "s3"], INDEX: ["lancedb", "qdrant"], EMBEDDER: ["none", "openai"] } as const;
+const available = {
+  QUEUE: ["local", "bullmq"],
+  BLOB_STORE: ["fs", "s3"],
+  INDEX: ["lancedb", "qdrant"],
+  EMBEDDER: ["none", "openai"],
+} as const;
 
 const envSchema = z.object({
   PORT: int(0, 65535).default(8080),
@@ -134,20 +149,29 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
-  REDIS_PREFIX: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'")
+    .default("bull"),
   WORKER_CONCURRENCY: int(1, 4096).default(64),
   WORKER_BATCH_SIZE: int(1, 1024).default(32),
   WORKER_METRICS_PORT: int(0, 65535).default(9464),
   RECOVERY_INTERVAL_S: int(0, 86_400).default(60),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name").optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name")
+    .optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { message: "expected true or false" }).default("false"),
   QDRANT_URL: z.string().url().default("http://127.0.0.1:6333"),
   QDRANT_API_KEY: z.string().min(1).optional(),
-  QDRANT_COLLECTION: z.string().regex(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'").default("docstore"),
+  QDRANT_COLLECTION: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'")
+    .default("docstore"),
   QDRANT_SHARDS: int(1, 1024).default(1),
   QDRANT_REPLICATION_FACTOR: int(1, 16).default(1),
   OPENAI_API_KEY: z.string().min(1).optional(),
@@ -175,7 +199,8 @@ function jwtConfig(e: z.output<typeof envSchema>) {
     return null;
   }
   // Without both, a token the identity provider issued for another application would pass.
-  if (!e.AUTH_ISSUER || !e.AUTH_AUDIENCE) throw new ConfigError("AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE: the issuer and the audience every token must name");
+  if (!e.AUTH_ISSUER || !e.AUTH_AUDIENCE)
+    throw new ConfigError("AUTH_JWKS_URL needs AUTH_ISSUER and AUTH_AUDIENCE: the issuer and the audience every token must name");
   return { jwksUrl: e.AUTH_JWKS_URL, issuer: e.AUTH_ISSUER, audience: e.AUTH_AUDIENCE, collectionsClaim: e.AUTH_COLLECTIONS_CLAIM ?? null };
 }
 
@@ -213,7 +238,9 @@ export function loadConfig(env: Env) {
     throw new ConfigError("CATALOG=redis goes with QUEUE=bullmq; the embedded queue is the SQLite catalog itself");
   }
   if (e.HTTP_HEADERS_TIMEOUT_MS > e.HTTP_REQUEST_TIMEOUT_MS) {
-    throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`);
+    throw new ConfigError(
+      `HTTP_HEADERS_TIMEOUT_MS (${e.HTTP_HEADERS_TIMEOUT_MS}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${e.HTTP_REQUEST_TIMEOUT_MS})`,
+    );
   }
   if (e.CHUNK_OVERLAP_TOKENS >= e.CHUNK_TOKENS) {
     throw new ConfigError(`CHUNK_OVERLAP_TOKENS (${e.CHUNK_OVERLAP_TOKENS}) must be smaller than CHUNK_TOKENS (${e.CHUNK_TOKENS})`);
@@ -233,7 +260,14 @@ export function loadConfig(env: Env) {
     },
     auth: { tokens: e.API_TOKENS, tokenFile: path.join(dataDir, "api-token"), jwt: jwtConfig(e) },
     rateLimit: { perMinute: e.RATE_LIMIT_PER_MIN, redisUrl: e.QUEUE === "bullmq" ? e.REDIS_URL : null, prefix: e.REDIS_PREFIX },
-    queue: { kind: e.QUEUE, embeddedWorker: e.EMBEDDED_WORKER === "true", redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX, concurrency: e.WORKER_CONCURRENCY, batchSize: Math.min(e.WORKER_BATCH_SIZE, e.WORKER_CONCURRENCY) },
+    queue: {
+      kind: e.QUEUE,
+      embeddedWorker: e.EMBEDDED_WORKER === "true",
+      redisUrl: e.REDIS_URL,
+      prefix: e.REDIS_PREFIX,
+      concurrency: e.WORKER_CONCURRENCY,
+      batchSize: Math.min(e.WORKER_BATCH_SIZE, e.WORKER_CONCURRENCY),
+    },
     worker: { metricsPort: e.WORKER_METRICS_PORT, host: e.HOST },
     // A queued or processing document counts as lost once it went a whole interval (a minute
     // when the timer is off: the doctor's check) without a change and without a job.
@@ -250,7 +284,13 @@ export function loadConfig(env: Env) {
         forcePathStyle: e.S3_FORCE_PATH_STYLE === "true",
       },
     },
-    qdrant: { url: e.QDRANT_URL, apiKey: e.QDRANT_API_KEY, collectionName: e.QDRANT_COLLECTION, shards: e.QDRANT_SHARDS, replicationFactor: e.QDRANT_REPLICATION_FACTOR },
+    qdrant: {
+      url: e.QDRANT_URL,
+      apiKey: e.QDRANT_API_KEY,
+      collectionName: e.QDRANT_COLLECTION,
+      shards: e.QDRANT_SHARDS,
+      replicationFactor: e.QDRANT_REPLICATION_FACTOR,
+    },
     catalog: { kind: e.CATALOG, file: path.join(dataDir, "catalog.sqlite"), redisUrl: e.REDIS_URL, prefix: e.REDIS_PREFIX },
     index: { kind: e.INDEX, dir: path.join(dataDir, "index"), cacheBytes: e.LANCEDB_CACHE_MB * 1024 * 1024 },
     embedder: {
@@ -270,7 +310,10 @@ export function loadConfig(env: Env) {
       memoryMb: e.EXTRACT_MEMORY_MB,
       limits: { maxUncompressedBytes: e.MAX_UNCOMPRESSED_BYTES, maxEntries: e.MAX_ZIP_ENTRIES },
     },
-    search: { maxK: e.MAX_K, fusion: { depth: e.HYBRID_DEPTH, lexicalWeight: e.HYBRID_LEXICAL_WEIGHT, denseWeight: e.HYBRID_DENSE_WEIGHT } },
+    search: {
+      maxK: e.MAX_K,
+      fusion: { depth: e.HYBRID_DEPTH, lexicalWeight: e.HYBRID_LEXICAL_WEIGHT, denseWeight: e.HYBRID_DENSE_WEIGHT },
+    },
     waitTimeoutMs: e.WAIT_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
   };

@@ -36,7 +36,9 @@ describe("claimDataDir", () => {
     const first = claim(root, "exclusive");
     const refuse = () => claimDataDir(root, "exclusive");
     expect(refuse).toThrow(ConfigError);
-    expect(refuse).toThrow(`DATA_DIR=${root}: in use by another docstore process (pid ${process.pid}); one DATA_DIR serves one embedded docstore at a time`);
+    expect(refuse).toThrow(
+      `DATA_DIR=${root}: in use by another docstore process (pid ${process.pid}); one DATA_DIR serves one embedded docstore at a time`,
+    );
     first.release();
     expect(() => claim(root, "exclusive")).not.toThrow();
   });
@@ -58,7 +60,9 @@ describe("claimDataDir", () => {
     const file = path.join(root, "file");
     writeFileSync(file, "keep");
     expect(() => claimDataDir(file, "exclusive")).toThrow(`DATA_DIR=${file}: is a file, not a folder`);
-    expect(() => claimDataDir(path.join(file, "sub"), "shared")).toThrow(`DATA_DIR=${path.join(file, "sub")}: a part of its path is a file, not a folder`);
+    expect(() => claimDataDir(path.join(file, "sub"), "shared")).toThrow(
+      `DATA_DIR=${path.join(file, "sub")}: a part of its path is a file, not a folder`,
+    );
     expect(readFileSync(file, "utf8")).toBe("keep");
     expect(readdirSync(root)).toEqual(["file"]);
   });

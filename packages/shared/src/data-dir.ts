@@ -117,6 +117,10 @@ export async function checkDataDir(dir: string): Promise<void> {
   // What this process may use: root may also use the blocks a filesystem reserves for it.
   const free = (process.getuid?.() === 0 ? fs.bfree : fs.bavail) * fs.bsize;
   if (free < MIN_FREE_BYTES) {
-    throw new StorageError("full", `no space left under DATA_DIR (${Math.floor(free / 1024)} KiB free, at least ${MIN_FREE_BYTES / 1024} KiB needed)`, null);
+    throw new StorageError(
+      "full",
+      `no space left under DATA_DIR (${Math.floor(free / 1024)} KiB free, at least ${MIN_FREE_BYTES / 1024} KiB needed)`,
+      null,
+    );
   }
 }

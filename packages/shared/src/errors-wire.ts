@@ -23,9 +23,10 @@ const BUILT_IN: ErrorClass[] = [Error, TypeError, RangeError, SyntaxError, Refer
 
 /** The classes an error is rebuilt as, by name: every error class errors.ts exports, and the built-in ones. */
 const CLASSES = new Map<string, ErrorClass>(
-  [...BUILT_IN, ...(Object.values(errors) as unknown[]).filter((v): v is ErrorClass => typeof v === "function" && v.prototype instanceof Error)].map(
-    (c) => [c.name, c],
-  ),
+  [
+    ...BUILT_IN,
+    ...(Object.values(errors) as unknown[]).filter((v): v is ErrorClass => typeof v === "function" && v.prototype instanceof Error),
+  ].map((c) => [c.name, c]),
 );
 
 /** How deep a chain of causes is carried. */
@@ -63,9 +64,11 @@ export function fromWire(wire: WireError): Error {
   // test matchers check), without the class's constructor, which could not take these fields.
   const options = wire.cause === undefined ? undefined : { cause: fromWire(wire.cause) };
   const err = Reflect.construct(Error, [wire.message, options], known) as Error;
-  if (wire.stack !== undefined) Object.defineProperty(err, "stack", { value: wire.stack, writable: true, configurable: true, enumerable: false });
+  if (wire.stack !== undefined)
+    Object.defineProperty(err, "stack", { value: wire.stack, writable: true, configurable: true, enumerable: false });
   Object.assign(err, wire.fields);
   // AppError and DocumentError keep their name as an own field; a built-in error's is its prototype's.
-  if (err.name !== wire.name) Object.defineProperty(err, "name", { value: wire.name, writable: true, configurable: true, enumerable: true });
+  if (err.name !== wire.name)
+    Object.defineProperty(err, "name", { value: wire.name, writable: true, configurable: true, enumerable: true });
   return err;
 }

@@ -33,14 +33,17 @@ describe("String.prototype in V8's fast mode", () => {
   it("is fast in a process once createServices has run, whatever the libraries it loaded did", () => {
     const dataDir = mkdtempSync(path.join(tmpdir(), "docstore-fast-strings-"));
     try {
-      const result = run(`
+      const result = run(
+        `
         const { createLogger, createServices, loadConfig } = await import(${JSON.stringify(path.join(here, "index.ts"))});
         const config = loadConfig({ DATA_DIR: process.env.TEST_DATA_DIR, LOG_LEVEL: "silent" });
         const services = createServices(config, createLogger("silent"), { role: "api" });
         const restored = fast();
         await services.close();
         console.log(JSON.stringify({ restored }));
-      `, { TEST_DATA_DIR: dataDir });
+      `,
+        { TEST_DATA_DIR: dataDir },
+      );
       expect(result).toEqual({ restored: true });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });

@@ -4,7 +4,17 @@
  */
 // First: sizes LanceDB's threads before any module below loads LanceDB.
 import "./index/lancedb-env.ts";
-export { loadConfig, ALL_SCOPES, COLLECTION_PATTERN, type ApiToken, type Config, type Env, type JwtConfig, type RateLimitConfig, type Scope } from "./config.ts";
+export {
+  loadConfig,
+  ALL_SCOPES,
+  COLLECTION_PATTERN,
+  type ApiToken,
+  type Config,
+  type Env,
+  type JwtConfig,
+  type RateLimitConfig,
+  type Scope,
+} from "./config.ts";
 export { configOrExit, listen, onShutdown, orExit } from "./lifecycle.ts";
 export { checkDataDir, claimDataDir, LOCK_FILE, type DataDirClaim } from "./data-dir.ts";
 export { createLogger, type Logger } from "./logger.ts";
@@ -44,7 +54,16 @@ export type {
 export type { Attempt, DroppedJob, IngestJob, JobHandlers, QueueName } from "./domain/jobs.ts";
 export { isCatalogCalls, serveCatalogWrites, type LocalCatalog } from "./catalog/rpc.ts";
 export { isSqliteBusy } from "./sqlite/busy.ts";
-export { runDoctor, DISAGREEMENTS, UNREPAIRABLE, type Disagreement, type DoctorExample, type DoctorOptions, type DoctorReport, type Unrepairable } from "./doctor/doctor.ts";
+export {
+  runDoctor,
+  DISAGREEMENTS,
+  UNREPAIRABLE,
+  type Disagreement,
+  type DoctorExample,
+  type DoctorOptions,
+  type DoctorReport,
+  type Unrepairable,
+} from "./doctor/doctor.ts";
 export { startLostJobRecovery, type LostJobRecovery } from "./doctor/lost-jobs.ts";
 export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } from "./domain/metadata.ts";
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";

@@ -51,13 +51,17 @@ export function listen(server: Server, port: number, host: string, portVariable:
 function listenError(err: NodeJS.ErrnoException, port: number, host: string, portVariable: string): Error {
   switch (err.code) {
     case "EADDRINUSE":
-      return new ConfigError(`${portVariable}=${port}: already in use on ${host}; stop what listens there or choose another ${portVariable}`);
+      return new ConfigError(
+        `${portVariable}=${port}: already in use on ${host}; stop what listens there or choose another ${portVariable}`,
+      );
     case "EACCES":
       return new ConfigError(`${portVariable}=${port}: not allowed on ${host} (EACCES); ports below 1024 need privileges`);
     case "EADDRNOTAVAIL":
     case "EAFNOSUPPORT":
     case "EINVAL":
-      return new ConfigError(`HOST=${host}: not an address of this machine (${err.code}); use 127.0.0.1, 0.0.0.0 or one of its interfaces' addresses`);
+      return new ConfigError(
+        `HOST=${host}: not an address of this machine (${err.code}); use 127.0.0.1, 0.0.0.0 or one of its interfaces' addresses`,
+      );
     case "ENOTFOUND":
     case "EAI_AGAIN":
     case "EAI_FAIL":

@@ -14,10 +14,17 @@ const REFUSALS: [string, unknown, StorageError["reason"], string][] = [
   ["fs: EROFS", Object.assign(new Error("EROFS: read-only file system, open"), { code: "EROFS" }), "read-only", "EROFS"],
   ["fs: EACCES", Object.assign(new Error("EACCES: permission denied, open"), { code: "EACCES" }), "read-only", "EACCES"],
   ["SQLite: SQLITE_FULL", Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" }), "full", "SQLITE_FULL"],
-  ["SQLite: SQLITE_READONLY_DIRECTORY", Object.assign(new Error("attempt to write a readonly database"), { code: "SQLITE_READONLY_DIRECTORY" }), "read-only", "SQLITE_READONLY"],
+  [
+    "SQLite: SQLITE_READONLY_DIRECTORY",
+    Object.assign(new Error("attempt to write a readonly database"), { code: "SQLITE_READONLY_DIRECTORY" }),
+    "read-only",
+    "SQLITE_READONLY",
+  ],
   [
     "LanceDB: no space",
-    new Error("lance error: LanceError(IO): No space left on device (os error 28), /usr/local/cargo/registry/src/lance-file-12.0.0/src/writer/structural.rs:255:9"),
+    new Error(
+      "lance error: LanceError(IO): No space left on device (os error 28), /usr/local/cargo/registry/src/lance-file-12.0.0/src/writer/structural.rs:255:9",
+    ),
     "full",
     "ENOSPC",
   ],

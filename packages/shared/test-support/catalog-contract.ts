@@ -18,8 +18,15 @@ const isIso = (s: string) => new Date(s).toISOString() === s;
 
 export function newDocument(collection: string, docId: string, extra: Partial<NewDocument> = {}): NewDocument {
   return {
-    collection, docId, jobId: randomUUID(), metadata: { status: "open", priority: 2, tags: ["a", "b"], empty: [] },
-    filename: `${docId}.txt`, contentType: "text/plain", blobKey: `${collection}/${docId}/${randomUUID()}`, size: 123, sha256: "ab".repeat(32),
+    collection,
+    docId,
+    jobId: randomUUID(),
+    metadata: { status: "open", priority: 2, tags: ["a", "b"], empty: [] },
+    filename: `${docId}.txt`,
+    contentType: "text/plain",
+    blobKey: `${collection}/${docId}/${randomUUID()}`,
+    size: 123,
+    sha256: "ab".repeat(32),
     ...extra,
   };
 }
@@ -216,7 +223,12 @@ export function describeCatalogContract(name: string, make: () => Promise<Catalo
       for (const [i, id] of docIds.entries()) {
         const v = HOSTILE_VALUES[i % HOSTILE_VALUES.length]!;
         const got = await cat.get(c, id);
-        expect(got, JSON.stringify(id)).toMatchObject({ collection: c, docId: id, filename: v, metadata: { status: v, note: `pre${v}post`, tags: [v, "plain"] } });
+        expect(got, JSON.stringify(id)).toMatchObject({
+          collection: c,
+          docId: id,
+          filename: v,
+          metadata: { status: v, note: `pre${v}post`, tags: [v, "plain"] },
+        });
       }
       expect(await cat.get(c, "d' OR '1'='1")).toBeNull();
       expect(await cat.get(c, "a%")).toBeNull();
@@ -295,7 +307,11 @@ export function describeCatalogContract(name: string, make: () => Promise<Catalo
         do {
           const page = await cat.listPending(before, limit, cursor);
           expect(page.items.length).toBeLessThanOrEqual(limit);
-          seen.push(...page.items.filter((d) => d.collection === c || d.collection === `${c}-x`).map((d) => `${d.collection === c ? "" : "x/"}${d.docId}:${d.status}`));
+          seen.push(
+            ...page.items
+              .filter((d) => d.collection === c || d.collection === `${c}-x`)
+              .map((d) => `${d.collection === c ? "" : "x/"}${d.docId}:${d.status}`),
+          );
           cursor = page.next;
         } while (cursor !== null);
         return seen;

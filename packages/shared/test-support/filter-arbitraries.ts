@@ -17,15 +17,101 @@ export const DAY = 86_400_000;
 // Strings that make the edge cases likely: case and Unicode folding (İ, ß, final sigma),
 // code point vs UTF-16 order (U+FFFF vs emoji), numeric-looking text, NUL, `^`.
 const STRINGS = [
-  "open", "Open", "OPEN", "closed", "pending", "", " ", "a", "A", "b", "ab", "abc", "ABC", "report", "weekly Report",
-  "İstanbul", "istanbul", "i̇", "straße", "STRASSE", "ss", "ΣΑΣ", "σας", "é", "e\u0301", "😀", "\uffff", "\ue000", "z",
-  "10", "9", "007", "7", "1e3", "-1", "0.5", "true", "false", "a^b", "x,y", "a@b", "\u0000", "null", "[]",
+  "open",
+  "Open",
+  "OPEN",
+  "closed",
+  "pending",
+  "",
+  " ",
+  "a",
+  "A",
+  "b",
+  "ab",
+  "abc",
+  "ABC",
+  "report",
+  "weekly Report",
+  "İstanbul",
+  "istanbul",
+  "i̇",
+  "straße",
+  "STRASSE",
+  "ss",
+  "ΣΑΣ",
+  "σας",
+  "é",
+  "e\u0301",
+  "😀",
+  "\uffff",
+  "\ue000",
+  "z",
+  "10",
+  "9",
+  "007",
+  "7",
+  "1e3",
+  "-1",
+  "0.5",
+  "true",
+  "false",
+  "a^b",
+  "x,y",
+  "a@b",
+  "\u0000",
+  "null",
+  "[]",
 ];
 /** Values for LIKE / STARTSWITH / ENDSWITH: case-folding pairs and pieces of number texts. */
-const NEEDLES = ["", "a", "A", "OPEN", "pen", "İ", "i̇", "ss", "SS", "ß", "σ", "Σ", "ς", "e+", "1.0", ".", "0", "1e", "00", "😀", "\uffff", "^", "TRUE", "ru", "\u0000"];
+const NEEDLES = [
+  "",
+  "a",
+  "A",
+  "OPEN",
+  "pen",
+  "İ",
+  "i̇",
+  "ss",
+  "SS",
+  "ß",
+  "σ",
+  "Σ",
+  "ς",
+  "e+",
+  "1.0",
+  ".",
+  "0",
+  "1e",
+  "00",
+  "😀",
+  "\uffff",
+  "^",
+  "TRUE",
+  "ru",
+  "\u0000",
+];
 const NUMBERS = [
-  0, -0, 1, 2, 3, 7, 9, 10, -1, -2.5, 0.5, 0.1 + 0.2, 1000, 1e21, 1e-7, 5e-324, 2 ** 53 + 2, 2 ** 62, 2 ** 62 + 1024,
-  -(2 ** 63), 1.7976931348623157e308,
+  0,
+  -0,
+  1,
+  2,
+  3,
+  7,
+  9,
+  10,
+  -1,
+  -2.5,
+  0.5,
+  0.1 + 0.2,
+  1000,
+  1e21,
+  1e-7,
+  5e-324,
+  2 ** 53 + 2,
+  2 ** 62,
+  2 ** 62 + 1024,
+  -(2 ** 63),
+  1.7976931348623157e308,
 ];
 
 const str = fc.constantFrom(...STRINGS);
@@ -35,7 +121,9 @@ const num = fc.oneof(
   { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
 );
 const scalar: fc.Arbitrary<Scalar> = fc.oneof(str, num, fc.boolean());
-const instantMs = fc.integer({ min: Date.parse("2024-04-28T00:00:00Z") / 1000, max: Date.parse("2024-05-06T00:00:00Z") / 1000 }).map((s) => s * 1000);
+const instantMs = fc
+  .integer({ min: Date.parse("2024-04-28T00:00:00Z") / 1000, max: Date.parse("2024-05-06T00:00:00Z") / 1000 })
+  .map((s) => s * 1000);
 const canonical = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 export const doc: fc.Arbitrary<Metadata> = fc.record(
@@ -56,7 +144,22 @@ export const doc: fc.Arbitrary<Metadata> = fc.record(
   { requiredKeys: [] },
 );
 
-const FIELDS = ["sys_id", "status", "prev_status", "type", "priority", "flag", "created", "n", "s", "mix", "tags", "words", "missing", "a.b"];
+const FIELDS = [
+  "sys_id",
+  "status",
+  "prev_status",
+  "type",
+  "priority",
+  "flag",
+  "created",
+  "n",
+  "s",
+  "mix",
+  "tags",
+  "words",
+  "missing",
+  "a.b",
+];
 const field = fc.constantFrom(...FIELDS);
 
 /** A value of the right type for `f`, as it would be written in a filter. */
@@ -72,9 +175,11 @@ function valueFor(f: string): fc.Arbitrary<string> {
         instantMs.map((ms) => canonical(ms).slice(0, 10)),
         instantMs.map((ms) => canonical(ms).slice(0, 19).replace("T", " ")),
         instantMs.map((ms) => `${canonical(ms + 2 * 3_600_000).slice(0, 19)}+02:00`),
-        fc.integer({ min: -3, max: 6 }).chain((n) =>
-          fc.constantFrom(`javascript:gs.daysAgo(${n})`, `javascript:gs.daysAgoStart(${n})`, `javascript:gs.daysAgoEnd(${n})`),
-        ),
+        fc
+          .integer({ min: -3, max: 6 })
+          .chain((n) =>
+            fc.constantFrom(`javascript:gs.daysAgo(${n})`, `javascript:gs.daysAgoStart(${n})`, `javascript:gs.daysAgoEnd(${n})`),
+          ),
         fc.constantFrom("javascript:gs.beginningOfToday()", "javascript:gs.endOfToday()"),
       );
     default:
@@ -93,10 +198,12 @@ const bound = (f: string) => valueFor(f).filter((v) => v !== "" && !v.includes("
 export const condition: fc.Arbitrary<string> = field.chain((f) =>
   fc.oneof(
     fc.tuple(fc.constantFrom("=", "!=", "<", "<=", ">", ">="), valueFor(f)).map(([op, v]) => `${f}${op}${escape(v)}`),
-    fc.tuple(fc.constantFrom("IN", "NOT IN"), fc.array(listItem(f), { minLength: 1, maxLength: 4 })).map(
-      ([op, vs]) => `${f}${op}${vs.map(escape).join(",")}`,
-    ),
-    fc.tuple(fc.constantFrom("LIKE", "NOT LIKE", "NOTLIKE", "STARTSWITH", "ENDSWITH"), fc.oneof(str, fc.constantFrom(...NEEDLES))).map(([op, v]) => `${f}${op}${escape(v)}`),
+    fc
+      .tuple(fc.constantFrom("IN", "NOT IN"), fc.array(listItem(f), { minLength: 1, maxLength: 4 }))
+      .map(([op, vs]) => `${f}${op}${vs.map(escape).join(",")}`),
+    fc
+      .tuple(fc.constantFrom("LIKE", "NOT LIKE", "NOTLIKE", "STARTSWITH", "ENDSWITH"), fc.oneof(str, fc.constantFrom(...NEEDLES)))
+      .map(([op, v]) => `${f}${op}${escape(v)}`),
     fc.tuple(bound(f), bound(f)).map(([lo, hi]) => `${f}BETWEEN${escape(lo)}@${escape(hi)}`),
     fc.constantFrom("ISEMPTY", "ISNOTEMPTY", "ANYTHING", "=", "!=").map((op) => `${f}${op}`),
     fc.tuple(fc.constantFrom("SAMEAS", "NSAMEAS"), field).map(([op, other]) => `${f}${op}${other}`),
@@ -109,11 +216,16 @@ const orderTerm = fc.tuple(fc.boolean(), field).map(([desc, f]) => `ORDERBY${des
 
 export const filterText: fc.Arbitrary<string> = fc
   .tuple(
-    fc.oneof({ weight: 1, arbitrary: fc.constant([] as string[]) }, { weight: 6, arbitrary: fc.array(group, { minLength: 1, maxLength: 3 }) }),
+    fc.oneof(
+      { weight: 1, arbitrary: fc.constant([] as string[]) },
+      { weight: 6, arbitrary: fc.array(group, { minLength: 1, maxLength: 3 }) },
+    ),
     fc.array(orderTerm, { maxLength: 2 }),
     fc.boolean(),
   )
-  .map(([groups, order, eq]) => [[...groups].join("^NQ"), ...order].filter((s) => s !== "").join("^") + (eq && groups.length > 0 ? "^EQ" : ""));
+  .map(
+    ([groups, order, eq]) => [[...groups].join("^NQ"), ...order].filter((s) => s !== "").join("^") + (eq && groups.length > 0 ? "^EQ" : ""),
+  );
 
 /** The ids of a page as the reference gives it: documents `filter` keeps, in its ORDERBY order, ties by id. */
 export function referencePage(docs: readonly Metadata[], ids: readonly string[], filter: Filter, offset: number, limit: number): string[] {

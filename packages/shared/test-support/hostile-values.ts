@@ -6,7 +6,7 @@
  */
 export const HOSTILE_VALUES: readonly string[] = [
   "' OR 1=1 --",
-  "\") OR true --",
+  '") OR true --',
   "') OR ('1'='1",
   "'; DROP TABLE documents; --",
   "`id`",
@@ -27,7 +27,7 @@ export const HOSTILE_VALUES: readonly string[] = [
   "*",
   "?",
   "[a-z]",
-  "{\"$ne\":null}",
+  '{"$ne":null}',
   "ns:doc:x",
   "😀 é",
 ];

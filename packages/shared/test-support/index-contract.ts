@@ -39,13 +39,41 @@ const CORPUS: Metadata[] = [
 ];
 
 const FILTERS = [
-  "", "status=open", "status!=open", "status=", "priority=2", "priority>2", "priority<=2", "priorityIN1,3,5",
-  "priorityNOT IN1,3,5", "typeINdb2,sql server", "noteLIKEreport", "noteNOT LIKEreport", "noteSTARTSWITHalp",
-  "noteENDSWITHport", "priorityBETWEEN2@4", "createdBETWEEN2024-05-01@2024-05-31", "created>2024-05-31",
-  "noteISEMPTY", "noteISNOTEMPTY", "flag=true", "flag=false", "flag!=true", "tags=b", "tags!=b", "tagsISEMPTY",
-  "score>9", "score<=9.5", "statusSAMEASprev_status", "statusNSAMEASprev_status", "statusANYTHING",
-  "status=open^priority>1", "status=open^ORstatus=pending^priority<4", "status=closed^NQflag=true",
-  "typeLIKEreport^statusNOT INclosed,archived^ORDERBYDESCcreated", "status=open^ORDERBYpriority^EQ",
+  "",
+  "status=open",
+  "status!=open",
+  "status=",
+  "priority=2",
+  "priority>2",
+  "priority<=2",
+  "priorityIN1,3,5",
+  "priorityNOT IN1,3,5",
+  "typeINdb2,sql server",
+  "noteLIKEreport",
+  "noteNOT LIKEreport",
+  "noteSTARTSWITHalp",
+  "noteENDSWITHport",
+  "priorityBETWEEN2@4",
+  "createdBETWEEN2024-05-01@2024-05-31",
+  "created>2024-05-31",
+  "noteISEMPTY",
+  "noteISNOTEMPTY",
+  "flag=true",
+  "flag=false",
+  "flag!=true",
+  "tags=b",
+  "tags!=b",
+  "tagsISEMPTY",
+  "score>9",
+  "score<=9.5",
+  "statusSAMEASprev_status",
+  "statusNSAMEASprev_status",
+  "statusANYTHING",
+  "status=open^priority>1",
+  "status=open^ORstatus=pending^priority<4",
+  "status=closed^NQflag=true",
+  "typeLIKEreport^statusNOT INclosed,archived^ORDERBYDESCcreated",
+  "status=open^ORDERBYpriority^EQ",
 ];
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -89,7 +117,9 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       const { index } = fx;
       const other = `${c}-other`;
       await index.indexDocuments([...one(doc(c, "d1", "shared words here")), ...one(doc(other, "d1", "shared words there"))]);
-      expect((await index.search({ query: "shared", collections: [c], filter: parseFilter(""), k: 10 })).map((h) => h.collection)).toEqual([c]);
+      expect((await index.search({ query: "shared", collections: [c], filter: parseFilter(""), k: 10 })).map((h) => h.collection)).toEqual([
+        c,
+      ]);
       const both = await index.search({ query: "shared words", collections: [c, other], filter: parseFilter(""), k: 10 });
       expect(new Set(both.map((h) => h.collection))).toEqual(new Set([c, other]));
       await index.deleteCollection(other);
@@ -128,13 +158,15 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
     it("keeps several chunks of a document with their offsets", async () => {
       const { index } = fx;
       const text = "first part about cranes. second part about storks.";
-      await index.indexDocuments([{
-        doc: doc(c, "d1", text),
-        chunks: [
-          { index: 0, text: text.slice(0, 24), start: 0, end: 24 },
-          { index: 1, text: text.slice(25), start: 25, end: text.length },
-        ],
-      }]);
+      await index.indexDocuments([
+        {
+          doc: doc(c, "d1", text),
+          chunks: [
+            { index: 0, text: text.slice(0, 24), start: 0, end: 24 },
+            { index: 1, text: text.slice(25), start: 25, end: text.length },
+          ],
+        },
+      ]);
       const hits = await index.search({ query: "storks", collections: [c], filter: parseFilter(""), k: 10 });
       expect(hits).toHaveLength(1);
       expect(hits[0]).toMatchObject({ chunkIndex: 1, start: 25, end: text.length, text: "second part about storks." });
@@ -143,22 +175,33 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
     it("gives a document's chunks in order with their citations, of the version indexed", async () => {
       const { index } = fx;
       const text = "Intro on cranes. Storks migrate south.";
-      await index.indexDocuments([{
-        doc: doc(c, "d1", text, {}, 1),
-        chunks: [
-          { index: 1, text: text.slice(17), start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
-          { index: 0, text: text.slice(0, 16), start: 0, end: 16, citation: { page: 1 } },
-        ],
-      }]);
+      await index.indexDocuments([
+        {
+          doc: doc(c, "d1", text, {}, 1),
+          chunks: [
+            { index: 1, text: text.slice(17), start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+            { index: 0, text: text.slice(0, 16), start: 0, end: 16, citation: { page: 1 } },
+          ],
+        },
+      ]);
       expect(await index.documentChunks(c, "d1")).toStrictEqual({
         version: 1,
         chunks: [
           { chunkIndex: 0, text: "Intro on cranes.", start: 0, end: 16, citation: { page: 1 } },
-          { chunkIndex: 1, text: "Storks migrate south.", start: 17, end: text.length, citation: { page: 2, headingPath: ["Birds", "Storks"] } },
+          {
+            chunkIndex: 1,
+            text: "Storks migrate south.",
+            start: 17,
+            end: text.length,
+            citation: { page: 2, headingPath: ["Birds", "Storks"] },
+          },
         ],
       });
       await index.indexDocuments(one(doc(c, "d1", "only one chunk now", {}, 2)));
-      expect(await index.documentChunks(c, "d1")).toStrictEqual({ version: 2, chunks: [{ chunkIndex: 0, text: "only one chunk now", start: 0, end: 18 }] });
+      expect(await index.documentChunks(c, "d1")).toStrictEqual({
+        version: 2,
+        chunks: [{ chunkIndex: 0, text: "only one chunk now", start: 0, end: 18 }],
+      });
       await index.indexDocuments([{ doc: doc(c, "empty", "", {}, 1), chunks: [] }]);
       expect(await index.documentChunks(c, "empty")).toStrictEqual({ version: 1, chunks: [] });
       expect(await index.documentChunks(c, "missing")).toBeNull();
@@ -190,7 +233,13 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       expect(semantic[0]?.docId).toBe("b");
       const both = await index.search({ query: "alpha", vector: [0, 1, 0], collections: [c], filter: parseFilter(""), k: 10 });
       expect(new Set(both.map((h) => h.docId))).toEqual(new Set(["a", "b"]));
-      const filtered = await index.search({ query: "gamma", vector: [0, 1, 0], collections: [c], filter: parseFilter("status=open"), k: 10 });
+      const filtered = await index.search({
+        query: "gamma",
+        vector: [0, 1, 0],
+        collections: [c],
+        filter: parseFilter("status=open"),
+        k: 10,
+      });
       expect(filtered).toEqual([]);
       await expect(index.indexDocuments([withVector("c", "other", [1, 0])])).rejects.toThrow(/dimensional/);
     });
@@ -200,7 +249,10 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       const top = async (fusion: HybridFusion) => {
         const own = await make({ fusion });
         try {
-          const chunk = (id: string, text: string, vector: number[]) => ({ doc: doc(c, id, text), chunks: [{ index: 0, text, start: 0, end: text.length, vector }] });
+          const chunk = (id: string, text: string, vector: number[]) => ({
+            doc: doc(c, id, text),
+            chunks: [{ index: 0, text, start: 0, end: text.length, vector }],
+          });
           await own.index.indexDocuments([chunk("a", "alpha alpha alpha", [0.6, 0.8, 0]), chunk("b", "alpha beta gamma delta", [1, 0, 0])]);
           const hits = await own.index.search({ query: "alpha", vector: [1, 0, 0], collections: [c], filter: parseFilter(""), k: 1 });
           return hits.map((h) => h.docId);
@@ -249,11 +301,23 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       const byId = new Map(docs.map((d) => [d.docId, d.metadata]));
       for (const [i, v] of HOSTILE_VALUES.entries()) {
         const e = filterValue(v);
-        const texts = [`status=${e}`, `status!=${e}`, `tags=${e}`, `noteLIKE${e}`, `statusSTARTSWITH${e}`, `noteENDSWITH${e}post`, `noteNOT LIKE${e}`, `status>=${e}`];
+        const texts = [
+          `status=${e}`,
+          `status!=${e}`,
+          `tags=${e}`,
+          `noteLIKE${e}`,
+          `statusSTARTSWITH${e}`,
+          `noteENDSWITH${e}post`,
+          `noteNOT LIKE${e}`,
+          `status>=${e}`,
+        ];
         if (!v.includes(",")) texts.push(`statusIN${e},plain`, `tagsNOT IN${e}`);
         for (const text of texts) {
           const filter = parseFilter(text);
-          const expected = docs.filter((d) => evaluate(filter, d.metadata)).map((d) => d.docId).sort();
+          const expected = docs
+            .filter((d) => evaluate(filter, d.metadata))
+            .map((d) => d.docId)
+            .sort();
           const found = await index.findDocuments({ collections: [c], filter, limit: 100, offset: 0 });
           expect(found.map((d) => d.docId).sort(), text).toEqual(expected);
           const searched = await index.search({ query: "hostile value", collections: [c], filter, k: 100 });
@@ -270,18 +334,29 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
     it("keeps collections and documents whose names a LIKE pattern or a glob would confuse apart", async () => {
       const { index } = fx;
       const names = [`${c}_x`, `${c}yx`, `${c}-x`, `${c}_`, `${c}__x`];
-      await index.indexDocuments(names.flatMap((name) => LOOKALIKE_IDS.flatMap((id) => one(doc(name, id, `lookalike ${id} in ${name}`, { owner: name, id })))));
+      await index.indexDocuments(
+        names.flatMap((name) => LOOKALIKE_IDS.flatMap((id) => one(doc(name, id, `lookalike ${id} in ${name}`, { owner: name, id })))),
+      );
       const all = parseFilter("");
-      const docsOf = async (name: string) => (await index.findDocuments({ collections: [name], filter: all, limit: 100, offset: 0 })).map((d) => `${d.collection}/${d.docId}`).sort();
-      const hitsOf = async (names: string[]) => [...new Set((await index.search({ query: "lookalike", collections: names, filter: all, k: 100 })).map((h) => h.collection))].sort();
+      const docsOf = async (name: string) =>
+        (await index.findDocuments({ collections: [name], filter: all, limit: 100, offset: 0 }))
+          .map((d) => `${d.collection}/${d.docId}`)
+          .sort();
+      const hitsOf = async (names: string[]) =>
+        [...new Set((await index.search({ query: "lookalike", collections: names, filter: all, k: 100 })).map((h) => h.collection))].sort();
       expect(await hitsOf([`${c}_x`])).toEqual([`${c}_x`]);
       expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.map((id) => `${c}_x/${id}`).sort());
       await index.deleteDocument(`${c}_x`, "a_c");
       await index.deleteDocument(`${c}_x`, "a_");
-      expect(await docsOf(`${c}_x`)).toEqual(LOOKALIKE_IDS.filter((id) => id !== "a_c" && id !== "a_").map((id) => `${c}_x/${id}`).sort());
+      expect(await docsOf(`${c}_x`)).toEqual(
+        LOOKALIKE_IDS.filter((id) => id !== "a_c" && id !== "a_")
+          .map((id) => `${c}_x/${id}`)
+          .sort(),
+      );
       await index.deleteCollection(`${c}_`);
       await index.deleteCollection(`${c}_x`);
-      for (const name of [`${c}yx`, `${c}-x`, `${c}__x`]) expect(await docsOf(name), name).toEqual(LOOKALIKE_IDS.map((id) => `${name}/${id}`).sort());
+      for (const name of [`${c}yx`, `${c}-x`, `${c}__x`])
+        expect(await docsOf(name), name).toEqual(LOOKALIKE_IDS.map((id) => `${name}/${id}`).sort());
       expect(await docsOf(`${c}_x`)).toEqual([]);
       expect(await docsOf(`${c}_`)).toEqual([]);
       expect(await hitsOf([`${c}yx`, `${c}-x`, `${c}__x`, `${c}_x`])).toEqual([`${c}yx`, `${c}-x`, `${c}__x`].sort());
@@ -300,7 +375,11 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
     it("hands out every match in findDocuments' order, a batch at a time", async () => {
       const { index } = fx;
       const priorities = [5, 3, 1, 4, 2, 6, 7];
-      await index.indexDocuments(priorities.flatMap((p) => one(doc(c, `p${p}`, `item ${p}`, { priority: p, rank: String(10 - p), status: p % 2 ? "open" : "closed" }))));
+      await index.indexDocuments(
+        priorities.flatMap((p) =>
+          one(doc(c, `p${p}`, `item ${p}`, { priority: p, rank: String(10 - p), status: p % 2 ? "open" : "closed" })),
+        ),
+      );
       await index.indexDocuments(one(doc(`${c}-other`, "p9", "item 9", { priority: 9 })));
       // Sorted by LanceDB on a typed field, and by the reference order on another.
       for (const text of ["ORDERBYDESCpriority", "ORDERBYrank", "status=open^ORDERBYpriority", ""]) {
@@ -309,7 +388,10 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
         for await (const batch of index.scanDocuments({ collections: [c], filter, batch: 3 })) batches.push(batch.map((d) => d.docId));
         const all = await index.findDocuments({ collections: [c], filter, limit: 100, offset: 0 });
         expect(batches.flat(), text).toEqual(all.map((d) => d.docId));
-        expect(batches.every((b) => b.length <= 3), text).toBe(true);
+        expect(
+          batches.every((b) => b.length <= 3),
+          text,
+        ).toBe(true);
       }
       const [first] = await collect(index.scanDocuments({ collections: [c], filter: parseFilter("ORDERBYpriority"), batch: 2 }));
       expect(first).toEqual([
@@ -330,7 +412,9 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       await index.indexDocuments([{ doc: doc(c, "empty", "", {}, 1), chunks: [] }]);
       await index.indexDocuments([parts(c, "a", 1, 2)]); // a new version with fewer chunks replaces the old one whole
       const ours = (entries: IndexEntry[]) =>
-        entries.filter((e) => e.collection === c || e.collection === other).sort((x, y) => (x.collection === y.collection ? (x.docId < y.docId ? -1 : 1) : x.collection === c ? -1 : 1));
+        entries
+          .filter((e) => e.collection === c || e.collection === other)
+          .sort((x, y) => (x.collection === y.collection ? (x.docId < y.docId ? -1 : 1) : x.collection === c ? -1 : 1));
       const expected = [
         { collection: c, docId: "a", version: 2, chunks: 1 },
         { collection: c, docId: "b", version: 4, chunks: 1 },
@@ -341,8 +425,14 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
       const batches = await collect(index.inventory({ collection: c }, 2));
       expect(batches.every((b) => b.length > 0 && b.length <= 2)).toBe(true);
       expect(ours(batches.flat())).toEqual(expected);
-      expect(ours((await collect(index.inventory({ collection: null }, 3))).flat())).toEqual([...expected, { collection: other, docId: "a", version: 1, chunks: 2 }]);
-      expect(ours((await collect(index.inventory({ collection: c, docIds: ["c", "missing", "a", "c"] }, 10))).flat())).toEqual([expected[0], expected[2]]);
+      expect(ours((await collect(index.inventory({ collection: null }, 3))).flat())).toEqual([
+        ...expected,
+        { collection: other, docId: "a", version: 1, chunks: 2 },
+      ]);
+      expect(ours((await collect(index.inventory({ collection: c, docIds: ["c", "missing", "a", "c"] }, 10))).flat())).toEqual([
+        expected[0],
+        expected[2],
+      ]);
       expect(await collect(index.inventory({ collection: `${c}-none` }, 10))).toEqual([]);
       await index.deleteDocument(c, "a");
       await index.deleteDocument(other, "a");

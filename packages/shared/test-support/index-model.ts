@@ -34,7 +34,10 @@ export interface ModelFixture {
  * `maintain` (default: nothing, for an engine that optimises on its own) and `cleanup` (run
  * after the index is closed) are the engine's.
  */
-export function reopening<T extends SearchIndex>(open: () => T, hooks: { maintain?: (index: T) => Promise<unknown>; cleanup?: () => unknown } = {}): ModelFixture {
+export function reopening<T extends SearchIndex>(
+  open: () => T,
+  hooks: { maintain?: (index: T) => Promise<unknown>; cleanup?: () => unknown } = {},
+): ModelFixture {
   let index = open();
   return {
     get index() {
@@ -78,18 +81,56 @@ const word = fc.constantFrom(...WORDS);
 const coll = fc.constantFrom(0, 0, 0, 1, 2);
 const chunkWords = fc.array(word, { minLength: 1, maxLength: 8 });
 
-const searchArbitrary = fc.record({ cs: fc.uniqueArray(coll, { minLength: 1, maxLength: COLLECTIONS }), words: fc.array(word, { minLength: 1, maxLength: 2 }), filter: fc.nat(FILTERS.length - 1), k: fc.constantFrom(1, 3, 3, 10, 60) });
+const searchArbitrary = fc.record({
+  cs: fc.uniqueArray(coll, { minLength: 1, maxLength: COLLECTIONS }),
+  words: fc.array(word, { minLength: 1, maxLength: 2 }),
+  filter: fc.nat(FILTERS.length - 1),
+  k: fc.constantFrom(1, 3, 3, 10, 60),
+});
 
 export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
-  { arbitrary: fc.record({ op: fc.constant("load" as const), c: coll, d: fc.nat(DOC_IDS - 1), chunks: fc.array(chunkWords, { minLength: 1, maxLength: 3 }), status: fc.constantFrom("open" as const, "closed" as const), priority: fc.integer({ min: 1, max: 4 }) }), weight: 3 },
-  { arbitrary: fc.record({ op: fc.constant("bulk" as const), c: coll, from: fc.nat(DOC_IDS - 1), count: fc.integer({ min: 10, max: 120 }), seed: fc.nat(1000) }), weight: 3 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("load" as const),
+      c: coll,
+      d: fc.nat(DOC_IDS - 1),
+      chunks: fc.array(chunkWords, { minLength: 1, maxLength: 3 }),
+      status: fc.constantFrom("open" as const, "closed" as const),
+      priority: fc.integer({ min: 1, max: 4 }),
+    }),
+    weight: 3,
+  },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("bulk" as const),
+      c: coll,
+      from: fc.nat(DOC_IDS - 1),
+      count: fc.integer({ min: 10, max: 120 }),
+      seed: fc.nat(1000),
+    }),
+    weight: 3,
+  },
   { arbitrary: fc.record({ op: fc.constant("delete" as const), c: coll, d: fc.nat(DOC_IDS - 1) }), weight: 1 },
   { arbitrary: fc.record({ op: fc.constant("deleteWhere" as const), c: coll, word, atLeast: fc.integer({ min: 2, max: 4 }) }), weight: 3 },
   { arbitrary: fc.record({ op: fc.constant("deleteCollection" as const), c: coll }), weight: 1 },
-  { arbitrary: fc.record({ op: fc.constant("maintain" as const), searching: fc.option(searchArbitrary, { nil: undefined }) }, { requiredKeys: ["op"] }), weight: 4 },
+  {
+    arbitrary: fc.record(
+      { op: fc.constant("maintain" as const), searching: fc.option(searchArbitrary, { nil: undefined }) },
+      { requiredKeys: ["op"] },
+    ),
+    weight: 4,
+  },
   { arbitrary: fc.constant({ op: "restart" as const }), weight: 1 },
   { arbitrary: searchArbitrary.map((search) => ({ op: "search" as const, ...search })), weight: 6 },
-  { arbitrary: fc.record({ op: fc.constant("find" as const), c: coll, filter: fc.nat(FILTERS.length - 1), limit: fc.constantFrom(1, 5, 50) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      op: fc.constant("find" as const),
+      c: coll,
+      filter: fc.nat(FILTERS.length - 1),
+      limit: fc.constantFrom(1, 5, 50),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ op: fc.constant("inventory" as const), c: coll }), weight: 1 },
 );
 
@@ -193,7 +234,10 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
         break;
       case "deleteWhere": {
         // The documents that repeat a word most, deleted one by one (as the catalog does).
-        const doomed = [...live].filter(([k, doc]) => split(k)[0] === collection(op.c) && doc.chunks.some((t) => tokens(t).filter((w) => w === op.word).length >= op.atLeast));
+        const doomed = [...live].filter(
+          ([k, doc]) =>
+            split(k)[0] === collection(op.c) && doc.chunks.some((t) => tokens(t).filter((w) => w === op.word).length >= op.atLeast),
+        );
         for (const [k] of doomed) {
           await index.deleteDocument(...split(k));
           drop(k);
@@ -221,7 +265,10 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
           .sort(compareCodePoints)
           .slice(0, op.limit);
         const found = await index.findDocuments({ collections: [collection(op.c)], filter, limit: op.limit, offset: 0 });
-        expect(found.map((f) => f.docId), at).toEqual(expected);
+        expect(
+          found.map((f) => f.docId),
+          at,
+        ).toEqual(expected);
         for (const f of found) expect(f.version, at).toBe(live.get(key(f.collection, f.docId))!.version);
         break;
       }
@@ -229,7 +276,10 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
         const entries: IndexEntry[] = [];
         for await (const batch of index.inventory({ collection: collection(op.c) }, 7)) entries.push(...batch);
         const got = entries.map((e) => `${e.docId}@${e.version}/${e.chunks}`).sort(compareCodePoints);
-        const expected = [...live].filter(([k]) => split(k)[0] === collection(op.c)).map(([k, doc]) => `${split(k)[1]}@${doc.version}/${doc.chunks.length}`).sort(compareCodePoints);
+        const expected = [...live]
+          .filter(([k]) => split(k)[0] === collection(op.c))
+          .map(([k, doc]) => `${split(k)[1]}@${doc.version}/${doc.chunks.length}`)
+          .sort(compareCodePoints);
         expect(got, at).toEqual(expected);
         break;
       }
@@ -262,7 +312,12 @@ export const MODEL_REGRESSIONS: { name: string; ops: Op[] }[] = [
  * false` leaves out the searches made while a run goes on, for an adapter that says it may
  * answer them short.
  */
-export function describeIndexModel(name: string, make: () => Promise<ModelFixture>, runs = 12, options: { searchDuringMaintenance?: boolean } = {}): void {
+export function describeIndexModel(
+  name: string,
+  make: () => Promise<ModelFixture>,
+  runs = 12,
+  options: { searchDuringMaintenance?: boolean } = {},
+): void {
   const numRuns = Number(process.env.DOCSTORE_MODEL_RUNS ?? runs);
   const run = async (ops: readonly Op[]) => {
     const fx = await make();
@@ -275,7 +330,8 @@ export function describeIndexModel(name: string, make: () => Promise<ModelFixtur
   describe(`SearchIndex model: ${name}`, () => {
     for (const { name: title, ops } of MODEL_REGRESSIONS) it(`regression: ${title}`, () => run(ops), 60_000);
     it("answers every read as the reference model says, whatever came before", async () => {
-      const ops = options.searchDuringMaintenance === false ? opArbitrary.map((op) => (op.op === "maintain" ? { op: op.op } : op)) : opArbitrary;
+      const ops =
+        options.searchDuringMaintenance === false ? opArbitrary.map((op) => (op.op === "maintain" ? { op: op.op } : op)) : opArbitrary;
       await fc.assert(fc.asyncProperty(fc.array(ops, { minLength: 20, maxLength: 50, size: "max" }), run), { numRuns });
     }, 600_000);
   });

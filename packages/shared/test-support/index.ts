@@ -10,7 +10,15 @@ export { RedisServer, freePort, portAnswers, testRedisPrefix, deleteRedisKeys } 
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
 export { indexAudit, indexRows, type IndexRow, type LanceAudit } from "./lance-index.ts";
-export { QdrantTestServer, qdrantSource, uniqueQdrantCollection, QDRANT_SKIP, QDRANT_BIN_SKIP, describeSkipped, deleteQdrantCollection } from "./qdrant-server.ts";
+export {
+  QdrantTestServer,
+  qdrantSource,
+  uniqueQdrantCollection,
+  QDRANT_SKIP,
+  QDRANT_BIN_SKIP,
+  describeSkipped,
+  deleteQdrantCollection,
+} from "./qdrant-server.ts";
 export { qdrantIndexAudit, type QdrantAudit } from "./qdrant-index.ts";
 export { QdrantCluster } from "./qdrant-cluster.ts";
 export { HOSTILE_VALUES, LOOKALIKE_IDS, filterValue } from "./hostile-values.ts";

@@ -34,6 +34,12 @@ export function lanceIndexes() {
 }
 
 export const all = parseFilter("");
-export const doc = (docId: string, text: string, version = 1, collection = "c"): IndexedDocument => ({ collection, docId, version, metadata: { status: "open" }, text });
+export const doc = (docId: string, text: string, version = 1, collection = "c"): IndexedDocument => ({
+  collection,
+  docId,
+  version,
+  metadata: { status: "open" },
+  text,
+});
 /** The document as one chunk. */
 export const whole = (d: IndexedDocument) => ({ doc: d, chunks: [{ index: 0, text: d.text, start: 0, end: d.text.length }] });

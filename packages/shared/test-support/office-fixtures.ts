@@ -9,10 +9,7 @@ import pptxgenjs from "pptxgenjs";
 import { Deflate, strToU8, zipSync } from "fflate";
 import { crc32 } from "node:zlib";
 
-export type DocBlock =
-  | { heading: string; level: 1 | 2 | 3; style?: string }
-  | { paragraph: string }
-  | { table: string[][] };
+export type DocBlock = { heading: string; level: 1 | 2 | 3; style?: string } | { paragraph: string } | { table: string[][] };
 
 /** `style` names a DOCX paragraph style id: "Title", or one of the custom styles below. */
 export const SAMPLE_DOCUMENT: DocBlock[] = [
@@ -21,14 +18,26 @@ export const SAMPLE_DOCUMENT: DocBlock[] = [
   { heading: "Finances", level: 1 },
   { paragraph: "Revenue grew by 12 percent." },
   { heading: "Regional results", level: 2, style: "berschrift2" },
-  { table: [["Region", "Revenue"], ["North", "1200"], ["South", "900"]] },
+  {
+    table: [
+      ["Region", "Revenue"],
+      ["North", "1200"],
+      ["South", "900"],
+    ],
+  },
   { heading: "Outlook", level: 1, style: "Chapter" },
   { paragraph: "Growth continues next year." },
 ];
 
 export const SAMPLE_DOCUMENT_TEXT = [
-  "# Annual Report", "This report covers the fiscal year.", "# Finances", "Revenue grew by 12 percent.",
-  "## Regional results", "Region | Revenue\nNorth | 1200\nSouth | 900", "# Outlook", "Growth continues next year.",
+  "# Annual Report",
+  "This report covers the fiscal year.",
+  "# Finances",
+  "Revenue grew by 12 percent.",
+  "## Regional results",
+  "Region | Revenue\nNorth | 1200\nSouth | 900",
+  "# Outlook",
+  "Growth continues next year.",
 ].join("\n\n");
 
 // pptxgenjs's types are read as CommonJS, so they describe the ESM default export as `.default`.
@@ -40,9 +49,13 @@ export async function makeDocx(blocks: DocBlock[] = SAMPLE_DOCUMENT): Promise<Ui
   const children = blocks.map((block) => {
     if ("paragraph" in block) return new Paragraph(block.paragraph);
     if ("heading" in block) {
-      return block.style ? new Paragraph({ text: block.heading, style: block.style }) : new Paragraph({ text: block.heading, heading: HEADINGS[block.level] });
+      return block.style
+        ? new Paragraph({ text: block.heading, style: block.style })
+        : new Paragraph({ text: block.heading, heading: HEADINGS[block.level] });
     }
-    const rows = block.table.map((cells) => new TableRow({ children: cells.map((cell) => new TableCell({ children: [new Paragraph(cell)] })) }));
+    const rows = block.table.map(
+      (cells) => new TableRow({ children: cells.map((cell) => new TableCell({ children: [new Paragraph(cell)] })) }),
+    );
     return new Table({ rows });
   });
   const doc = new Document({
@@ -92,7 +105,13 @@ export interface SlideSpec {
 
 export const SAMPLE_SLIDES: SlideSpec[] = [
   { title: "Quarterly review", bullets: ["Revenue is up", "Costs are down"], notes: "Mention the new office." },
-  { title: "Numbers", table: [["Region", "Revenue"], ["North", "1200"]] },
+  {
+    title: "Numbers",
+    table: [
+      ["Region", "Revenue"],
+      ["North", "1200"],
+    ],
+  },
   { title: "Next steps", bullets: ["Hire two engineers"] },
 ];
 
@@ -109,8 +128,16 @@ export async function makePptx(slides = SAMPLE_SLIDES): Promise<Uint8Array> {
   for (const spec of slides) {
     const slide = pptx.addSlide({ masterName: "TITLED" });
     slide.addText(spec.title, { placeholder: "title" });
-    if (spec.bullets) slide.addText(spec.bullets.map((text) => ({ text, options: { bullet: true, breakLine: true } })), { x: 0.5, y: 1.5, w: 9, h: 2 });
-    if (spec.table) slide.addTable(spec.table.map((row) => row.map((text) => ({ text }))), { x: 0.5, y: 3.5, w: 9 });
+    if (spec.bullets)
+      slide.addText(
+        spec.bullets.map((text) => ({ text, options: { bullet: true, breakLine: true } })),
+        { x: 0.5, y: 1.5, w: 9, h: 2 },
+      );
+    if (spec.table)
+      slide.addTable(
+        spec.table.map((row) => row.map((text) => ({ text }))),
+        { x: 0.5, y: 3.5, w: 9 },
+      );
     if (spec.notes) slide.addNotes(spec.notes);
   }
   return new Uint8Array((await pptx.write({ outputType: "nodebuffer" })) as Buffer);
@@ -129,7 +156,10 @@ export function makeOdt(blocks: DocBlock[] = SAMPLE_DOCUMENT): Uint8Array {
   const body = blocks.map((block) => {
     if ("paragraph" in block) return `<text:p text:style-name="Standard">${escapeXml(block.paragraph)}</text:p>`;
     if ("heading" in block) return `<text:h text:outline-level="${block.level}">${escapeXml(block.heading)}</text:h>`;
-    const rows = block.table.map((cells) => `<table:table-row>${cells.map((c) => `<table:table-cell office:value-type="string"><text:p>${escapeXml(c)}</text:p></table:table-cell>`).join("")}</table:table-row>`);
+    const rows = block.table.map(
+      (cells) =>
+        `<table:table-row>${cells.map((c) => `<table:table-cell office:value-type="string"><text:p>${escapeXml(c)}</text:p></table:table-cell>`).join("")}</table:table-row>`,
+    );
     return `<table:table table:name="T"><table:table-column table:number-columns-repeated="${block.table[0]?.length ?? 1}"/>${rows.join("")}</table:table>`;
   });
   const content = `<?xml version="1.0" encoding="UTF-8"?>\n<office:document-content ${ODT_NS} office:version="1.3"><office:automatic-styles/><office:body><office:text>${body.join("\n")}</office:text></office:body></office:document-content>`;
@@ -153,7 +183,12 @@ export interface ZipBombOptions {
 
 /** A ZIP bomb dressed as a DOCX: about 2 MB for 2 GiB of spaces, or 100,000 entries. */
 export function makeZipBomb({ kind, bytes = 2 ** 31, declaredSize = bytes, entries = 100_000 }: ZipBombOptions): Uint8Array {
-  const files = [stored("[Content_Types].xml", strToU8('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'))];
+  const files = [
+    stored(
+      "[Content_Types].xml",
+      strToU8('<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+    ),
+  ];
   if (kind === "deflate") {
     files.push({ name: "word/document.xml", method: 8, data: deflatedSpaces(bytes), size: declaredSize, crc: 0 });
   } else {
@@ -210,7 +245,19 @@ function writeZip(entries: ZipEntry[]): Uint8Array {
   for (const entry of entries) {
     const name = strToU8(entry.name);
     // Version 2.0, UTF-8 names, dated 1980-01-01.
-    const local = le([0x04034b50, 4], [20, 2], [0x0800, 2], [entry.method, 2], [0, 2], [33, 2], [entry.crc >>> 0, 4], [entry.data.length, 4], [entry.size, 4], [name.length, 2], [0, 2]);
+    const local = le(
+      [0x04034b50, 4],
+      [20, 2],
+      [0x0800, 2],
+      [entry.method, 2],
+      [0, 2],
+      [33, 2],
+      [entry.crc >>> 0, 4],
+      [entry.data.length, 4],
+      [entry.size, 4],
+      [name.length, 2],
+      [0, 2],
+    );
     // The central record repeats the local fields from "version needed" on, then says where.
     const header = Buffer.concat([le([0x02014b50, 4], [20, 2]), local.subarray(4), le([0, 2], [0, 2], [0, 2], [0, 4], [offset, 4])]);
     locals.push(local, name, entry.data);

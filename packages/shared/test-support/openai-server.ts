@@ -56,7 +56,7 @@ export function fakeEmbedding(text: string, dimensions: number): number[] {
     let h = 0x811c9dc5; // FNV-1a
     for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 0x01000193) >>> 0;
     const at = h % dimensions;
-    v[at] = (v[at] ?? 0) + ((h >>> 31) === 1 ? -1 : 1);
+    v[at] = (v[at] ?? 0) + (h >>> 31 === 1 ? -1 : 1);
   }
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
   // Text without words still gets a unit vector, as a real model would give.
@@ -102,7 +102,12 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     if (injected?.failure === "stall") return;
     if (typeof injected?.failure === "number") {
       const status = injected.failure;
-      return sendJson(res, status, invalid(`injected failure ${status}`, status === 429 ? "rate_limit_error" : "server_error"), injected.headers);
+      return sendJson(
+        res,
+        status,
+        invalid(`injected failure ${status}`, status === 429 ? "rate_limit_error" : "server_error"),
+        injected.headers,
+      );
     }
     if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
       return sendJson(res, 401, invalid("Incorrect API key provided.", "invalid_request_error"));
@@ -124,14 +129,23 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
     const tokens = (input as string[]).map((t) => countTokens(t));
     const longest = Math.max(...tokens);
     if (longest > limits.inputTokens) {
-      return sendJson(res, 400, invalid(`This model's maximum context length is ${limits.inputTokens} tokens, however you requested ${longest} tokens`));
+      return sendJson(
+        res,
+        400,
+        invalid(`This model's maximum context length is ${limits.inputTokens} tokens, however you requested ${longest} tokens`),
+      );
     }
     const total = tokens.reduce((a, b) => a + b, 0);
     if (total > limits.requestTokens) {
-      return sendJson(res, 400, invalid(`Requested ${total} tokens, max ${limits.requestTokens} tokens per request`, "max_tokens_per_request"));
+      return sendJson(
+        res,
+        400,
+        invalid(`Requested ${total} tokens, max ${limits.requestTokens} tokens per request`, "max_tokens_per_request"),
+      );
     }
     const asked = request.dimensions;
-    if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0)) return sendJson(res, 400, invalid("'dimensions' must be a positive integer"));
+    if (asked !== undefined && !(Number.isInteger(asked) && (asked as number) > 0))
+      return sendJson(res, 400, invalid("'dimensions' must be a positive integer"));
     const dimensions = (asked as number | undefined) ?? options.dimensions ?? 1536;
     const length = injected?.failure === "wrong-dimensions" ? dimensions + 1 : dimensions;
     const base64 = request.encoding_format === "base64";
@@ -174,11 +188,21 @@ export async function startOpenAIServer(options: OpenAIServerOptions = {}): Prom
       EMBEDDING_MODEL: "text-embedding-3-small",
       EMBEDDING_DIMENSIONS: String(options.dimensions ?? 1536),
     },
-    get requests() { return stats.requests; },
-    get inputs() { return stats.inputs; },
-    get batches() { return stats.batches; },
-    get arrivals() { return stats.arrivals; },
-    get maxInFlight() { return stats.maxInFlight; },
+    get requests() {
+      return stats.requests;
+    },
+    get inputs() {
+      return stats.inputs;
+    },
+    get batches() {
+      return stats.batches;
+    },
+    get arrivals() {
+      return stats.arrivals;
+    },
+    get maxInFlight() {
+      return stats.maxInFlight;
+    },
     failNext(n, failure, headers = {}) {
       for (let i = 0; i < n; i++) failures.push({ failure, headers });
     },

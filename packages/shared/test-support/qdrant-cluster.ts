@@ -64,8 +64,15 @@ export class QdrantNode {
     });
     const deadline = Date.now() + READY_MS;
     for (;;) {
-      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error(`qdrant node exited with ${proc.exitCode ?? proc.signalCode}:\n${this.#output}`);
-      if (await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false)) return;
+      if (proc.exitCode !== null || proc.signalCode !== null)
+        throw new Error(`qdrant node exited with ${proc.exitCode ?? proc.signalCode}:\n${this.#output}`);
+      if (
+        await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+          (r) => r.ok,
+          () => false,
+        )
+      )
+        return;
       if (Date.now() > deadline) throw new Error(`Qdrant node ${this.url} not ready within ${READY_MS} ms:\n${this.#output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -116,7 +123,10 @@ export class QdrantCluster {
   async #waitPeers(size: number): Promise<void> {
     const deadline = Date.now() + READY_MS;
     for (;;) {
-      const peers = await fetch(`${this.nodes[0]!.url}/cluster`).then(async (r) => Object.keys(((await r.json()) as { result: { peers: object } }).result.peers).length, () => 0);
+      const peers = await fetch(`${this.nodes[0]!.url}/cluster`).then(
+        async (r) => Object.keys(((await r.json()) as { result: { peers: object } }).result.peers).length,
+        () => 0,
+      );
       if (peers >= size) return;
       if (Date.now() > deadline) throw new Error(`Qdrant cluster: ${peers} of ${size} peers within ${READY_MS} ms`);
       await new Promise((r) => setTimeout(r, 200));

@@ -62,7 +62,12 @@ export class FakeQdrant implements QdrantApi {
 
   getCollection: QdrantApi["getCollection"] = async (name) => {
     const c = this.#get(name);
-    return { status: "green", segments_count: 1, payload_schema: c.indexes, config: { params: { vectors: c.config.vectors } } } as Schemas["CollectionInfo"];
+    return {
+      status: "green",
+      segments_count: 1,
+      payload_schema: c.indexes,
+      config: { params: { vectors: c.config.vectors } },
+    } as Schemas["CollectionInfo"];
   };
 
   createCollection: QdrantApi["createCollection"] = async (name, args) => {
@@ -76,7 +81,11 @@ export class FakeQdrant implements QdrantApi {
     this.#log("createPayloadIndex", args);
     const schema = args.field_schema;
     const type = typeof schema === "string" ? schema : (schema as { type: Schemas["PayloadSchemaType"] }).type;
-    this.#get(name).indexes[args.field_name] = { data_type: type, ...(typeof schema === "object" ? { params: schema } : {}), points: 0 } as Schemas["PayloadIndexInfo"];
+    this.#get(name).indexes[args.field_name] = {
+      data_type: type,
+      ...(typeof schema === "object" ? { params: schema } : {}),
+      points: 0,
+    } as Schemas["PayloadIndexInfo"];
     return done;
   };
 
@@ -154,15 +163,17 @@ export class FakeQdrant implements QdrantApi {
       const prefetches = Array.isArray(q.prefetch) ? q.prefetch : [q.prefetch as Schemas["Prefetch"]];
       const { k, weights } = rrfOf(q.query, prefetches.length);
       const scores = new Map<string, { point: Stored; score: number }>();
-      prefetches.map((p) => this.#query(c, p)).forEach((list, l) => {
-        const weight = weights?.[l] ?? 1;
-        list.forEach((sp, rank) => {
-          const entry = scores.get(String(sp.id)) ?? { point: c.points.get(String(sp.id))!, score: 0 };
-          // Qdrant's weighted RRF: 1 / ((rank + 1) / weight + k - 1), rank from 0.
-          entry.score += weight > 0 ? 1 / ((rank + 1) / weight + k - 1) : 0;
-          scores.set(String(sp.id), entry);
+      prefetches
+        .map((p) => this.#query(c, p))
+        .forEach((list, l) => {
+          const weight = weights?.[l] ?? 1;
+          list.forEach((sp, rank) => {
+            const entry = scores.get(String(sp.id)) ?? { point: c.points.get(String(sp.id))!, score: 0 };
+            // Qdrant's weighted RRF: 1 / ((rank + 1) / weight + k - 1), rank from 0.
+            entry.score += weight > 0 ? 1 / ((rank + 1) / weight + k - 1) : 0;
+            scores.set(String(sp.id), entry);
+          });
         });
-      });
       const allowed = new Set(candidates.map((p) => p.id));
       ranked = [...scores.values()].filter((e) => allowed.has(e.point.id));
     } else {
@@ -187,7 +198,8 @@ export class FakeQdrant implements QdrantApi {
       });
     }
     const q = query as Schemas["SparseVector"];
-    if (!q?.indices || c.config.sparse_vectors?.[name]?.modifier !== "idf") throw new FakeApiError(400, "expected a sparse query on an IDF vector");
+    if (!q?.indices || c.config.sparse_vectors?.[name]?.modifier !== "idf")
+      throw new FakeApiError(400, "expected a sparse query on an IDF vector");
     // Qdrant's IDF over the points that have this sparse vector, deleted ones included (see
     // `statistics`): ln(1 + (N - n + 0.5) / (n + 0.5)).
     const all = c.statistics.flatMap((p) => sparseOf(p, name));
@@ -245,12 +257,17 @@ function rrfOf(query: unknown, prefetches: number): { k: number; weights?: numbe
   if (JSON.stringify(query) === JSON.stringify({ fusion: "rrf" })) return { k: 2 };
   const rrf = (query as { rrf?: { k?: unknown; weights?: unknown } } | null)?.rrf;
   const k = rrf?.k;
-  if (!(typeof k === "number" && Number.isInteger(k) && k >= 1)) throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
+  if (!(typeof k === "number" && Number.isInteger(k) && k >= 1))
+    throw new FakeApiError(400, `only RRF fusion is supported here, got ${JSON.stringify(query)}`);
   const weights = rrf?.weights;
   if (weights === undefined || weights === null) return { k };
-  if (!Array.isArray(weights) || !weights.every((w) => typeof w === "number")) throw new FakeApiError(400, `RRF weights must be numbers, got ${JSON.stringify(weights)}`);
+  if (!Array.isArray(weights) || !weights.every((w) => typeof w === "number"))
+    throw new FakeApiError(400, `RRF weights must be numbers, got ${JSON.stringify(weights)}`);
   if (weights.length !== prefetches) {
-    throw new FakeApiError(400, `Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${prefetches}`);
+    throw new FakeApiError(
+      400,
+      `Number of weights in RRF should match number of pre-fetches: got ${weights.length}, expected ${prefetches}`,
+    );
   }
   return { k, weights };
 }
@@ -318,9 +335,11 @@ function pick(payload: Payload, keys: readonly string[]): Payload {
  */
 function orderedScroll(c: Collection, selected: Stored[], args: Schemas["ScrollRequest"]): Schemas["ScrollResult"] {
   const by = args.order_by!;
-  const { key, direction = "asc" }: { key: string; direction?: string | null } = typeof by === "string" ? { key: by } : (by as { key: string; direction?: string | null });
+  const { key, direction = "asc" }: { key: string; direction?: string | null } =
+    typeof by === "string" ? { key: by } : (by as { key: string; direction?: string | null });
   const type = c.indexes[key]?.data_type;
-  if (type !== "integer" && type !== "float" && type !== "datetime") throw new FakeApiError(400, `No range index for \`order_by\` key: \`${key}\``);
+  if (type !== "integer" && type !== "float" && type !== "datetime")
+    throw new FakeApiError(400, `No range index for \`order_by\` key: \`${key}\``);
   const valueOf = (p: Stored): number | undefined => {
     let v: unknown = p.payload;
     for (const step of key.split(".")) v = typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Payload)[step] : undefined;

@@ -98,7 +98,8 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\
 
 function matchRange(r: Schemas["RangeInterface"], x: Json): boolean {
   const bounds = Object.entries(r).filter(([, v]) => v !== null && v !== undefined);
-  if (bounds.length === 0 || bounds.some(([k]) => !["lt", "lte", "gt", "gte"].includes(k))) throw new Error(`bad range ${JSON.stringify(r)}`);
+  if (bounds.length === 0 || bounds.some(([k]) => !["lt", "lte", "gt", "gte"].includes(k)))
+    throw new Error(`bad range ${JSON.stringify(r)}`);
   const dated = bounds.every(([, v]) => typeof v === "string");
   if (!dated && !bounds.every(([, v]) => typeof v === "number")) throw new Error(`range mixes numbers and dates: ${JSON.stringify(r)}`);
   if (!dated) return typeof x === "number" && inRange(x, r as Schemas["Range"]);

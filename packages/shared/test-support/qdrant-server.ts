@@ -26,7 +26,10 @@ export const QDRANT_BIN_SKIP = "skipped: set QDRANT_BIN to run Qdrant outages (a
 export const SHARED_QDRANT_BIN = path.resolve(import.meta.dirname, "../../../../shared/qdrant/qdrant");
 
 /** Where a real Qdrant comes from, or null when the environment names none and none is beside the checkout. */
-export function qdrantSource(env: NodeJS.ProcessEnv = process.env, sharedBin = SHARED_QDRANT_BIN): { url: string } | { bin: string } | null {
+export function qdrantSource(
+  env: NodeJS.ProcessEnv = process.env,
+  sharedBin = SHARED_QDRANT_BIN,
+): { url: string } | { bin: string } | null {
   if (env.QDRANT_URL) return { url: env.QDRANT_URL };
   if (env.QDRANT_BIN) return { bin: env.QDRANT_BIN };
   return existsSync(sharedBin) ? { bin: sharedBin } : null;
@@ -165,7 +168,10 @@ export class QdrantTestServer {
       if (proc && (proc.exitCode !== null || proc.signalCode !== null)) {
         throw new Error(`qdrant exited with ${proc.exitCode ?? proc.signalCode}:\n${this.#output}`);
       }
-      const ok = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then((r) => r.ok, () => false);
+      const ok = await fetch(`${this.url}/readyz`, { signal: AbortSignal.timeout(2000) }).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) return;
       if (Date.now() > deadline) throw new Error(`Qdrant at ${this.url} was not ready within ${READY_MS} ms:\n${this.#output}`);
       await new Promise((r) => setTimeout(r, 100));

@@ -13,7 +13,7 @@ export function runWorker(
   config: Config,
   services: WorkerServices,
   logger: Logger,
-  hooks: { metrics?: WorkerMetrics; /** Called as each batch starts and ends. */ working?: () => void } = {},
+  hooks: { metrics?: WorkerMetrics /** Called as each batch starts and ends. */; working?: () => void } = {},
 ): { stop(): Promise<void> } {
   const { metrics, working } = hooks;
   const extractor = createExtractor(config);

@@ -4,7 +4,16 @@
  * metrics, and every RECOVERY_INTERVAL_S queues again the jobs the queue lost (doctor/lost-jobs.ts).
  * SIGTERM finishes the jobs in flight; jobs not yet taken stay in Redis for the other workers.
  */
-import { claimDataDir, ConfigError, configOrExit, createLogger, createServices, onShutdown, orExit, startLostJobRecovery } from "@docstore/shared";
+import {
+  claimDataDir,
+  ConfigError,
+  configOrExit,
+  createLogger,
+  createServices,
+  onShutdown,
+  orExit,
+  startLostJobRecovery,
+} from "@docstore/shared";
 import { runWorker } from "./index.ts";
 import { createWorkerMetrics, serveMetrics } from "./metrics.ts";
 
@@ -25,7 +34,8 @@ const services = orExit(NAME, () => createServices(config, logger, { role: "work
 const worker = runWorker(config, services, logger, { metrics });
 // Jobs lost from the queue (Redis restarted empty) are queued again from the catalog.
 const { intervalMs, lostAfterMs } = config.recovery;
-const recovery = intervalMs > 0 ? startLostJobRecovery({ catalog: services.catalog, queue: services.queue, logger }, { intervalMs, lostAfterMs }) : null;
+const recovery =
+  intervalMs > 0 ? startLostJobRecovery({ catalog: services.catalog, queue: services.queue, logger }, { intervalMs, lostAfterMs }) : null;
 // Before the ready line, which is when a supervisor may start sending signals.
 onShutdown(logger, config.shutdownTimeoutMs, async () => {
   server?.close();

@@ -5,7 +5,17 @@ import path from "node:path";
 import { Writable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { createChunker, createLogger, createServices, loadConfig, parseFilter, type ApiServices, type ExtractionSandbox, type ClaimedJob, type LocalCatalog } from "@docstore/shared";
+import {
+  createChunker,
+  createLogger,
+  createServices,
+  loadConfig,
+  parseFilter,
+  type ApiServices,
+  type ExtractionSandbox,
+  type ClaimedJob,
+  type LocalCatalog,
+} from "@docstore/shared";
 import { createExtractor } from "./extractor.ts";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
@@ -52,8 +62,15 @@ async function load(docId: string, text: string, { oldBlobLate = false } = {}) {
   const blobKey = `${c}/${jobId}`;
   await deps.blobs.put(blobKey, bytes);
   const { record, previous } = await catalog.accept({
-    collection: c, docId, jobId, metadata: {}, filename: null, contentType: "text/plain", blobKey,
-    size: bytes.byteLength, sha256: createHash("sha256").update(bytes).digest("hex"),
+    collection: c,
+    docId,
+    jobId,
+    metadata: {},
+    filename: null,
+    contentType: "text/plain",
+    blobKey,
+    size: bytes.byteLength,
+    sha256: createHash("sha256").update(bytes).digest("hex"),
   });
   if (previous && !oldBlobLate) await deps.blobs.delete(previous.blobKey);
   return record;
@@ -111,7 +128,11 @@ describe("ingestion of the jobs the catalog's queue claims", () => {
     await load("blobless", "the replaced heron");
     const batches = await consume(async (jobs) => {
       if (jobs.some((j) => j.version > 1)) return;
-      expect(jobs.map((j) => [j.docId, j.record?.version])).toEqual([["gone", 1], ["kept", 1], ["blobless", 1]]);
+      expect(jobs.map((j) => [j.docId, j.record?.version])).toEqual([
+        ["gone", 1],
+        ["kept", 1],
+        ["blobless", 1],
+      ]);
       await remove("gone");
       // The old blob still there (the API removes it after answering): the old version is
       // indexed, then removed when marking it ready finds it superseded.
@@ -119,7 +140,10 @@ describe("ingestion of the jobs the catalog's queue claims", () => {
       // The old blob gone: the job is skipped, not marked failed.
       await load("blobless", "the replacing egret");
     });
-    expect(batches.map((b) => b.map((j) => `${j.docId} v${j.version}`))).toEqual([["gone v1", "kept v1", "blobless v1"], ["kept v2", "blobless v2"]]);
+    expect(batches.map((b) => b.map((j) => `${j.docId} v${j.version}`))).toEqual([
+      ["gone v1", "kept v1", "blobless v1"],
+      ["kept v2", "blobless v2"],
+    ]);
     expect(await found("falcon")).toEqual([]);
     expect(await found("osprey")).toEqual([]);
     expect(await found("heron")).toEqual([]);

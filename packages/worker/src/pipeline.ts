@@ -189,7 +189,14 @@ async function chunked(record: DocumentRecord, extracted: Extracted, deps: Pipel
   if (chunks.length === 0) throw new DocumentError("no extractable text");
   return {
     record,
-    doc: { collection: record.collection, docId: record.docId, version: record.version, metadata: record.metadata, text, sha256: record.sha256 },
+    doc: {
+      collection: record.collection,
+      docId: record.docId,
+      version: record.version,
+      metadata: record.metadata,
+      text,
+      sha256: record.sha256,
+    },
     chunks: chunks.map(({ index, start, end, citation }) => ({ index, text: text.slice(start, end), start, end, citation })),
   };
 }

@@ -33,7 +33,8 @@ function viewOf({ parts, params }) {
   const [first, name, sub, docId] = parts;
   if (first === "search") return { tab: "search", show: () => searchView(main, params) };
   if (first === "upload") return { tab: "upload", show: () => uploadView(main, params) };
-  if (first === "collections" && name && sub === "documents" && docId) return { tab: "collections", show: () => documentView(main, name, docId, params) };
+  if (first === "collections" && name && sub === "documents" && docId)
+    return { tab: "collections", show: () => documentView(main, name, docId, params) };
   if (first === "collections" && name) return { tab: "collections", show: () => documentsView(main, name, params) };
   return { tab: "collections", show: () => collectionsView(main) };
 }
@@ -102,4 +103,3 @@ form.addEventListener("submit", async (event) => {
 signOut.addEventListener("click", () => askForToken());
 window.addEventListener("hashchange", () => void render());
 void render();
-

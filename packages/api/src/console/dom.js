@@ -82,16 +82,25 @@ export function problemView(err, context = {}) {
     const p = err.problem;
     const at = p.position;
     const filter = context.filter;
-    return h("div", { class: "problem", role: "alert" },
+    return h(
+      "div",
+      { class: "problem", role: "alert" },
       h("div", { class: "problem-title" }, `${err.status} ${p.title ?? ""}`),
       h("div", { class: "problem-detail" }, p.detail ?? ""),
       typeof at === "number" && filter !== undefined
         ? h("pre", { class: "problem-at" }, filter.slice(0, at), h("mark", null, filter.slice(at, at + 1) || " "), filter.slice(at + 1))
         : null,
-      p.request_id ? h("div", { class: "problem-id" }, `request id ${p.request_id}`) : null);
+      p.request_id ? h("div", { class: "problem-id" }, `request id ${p.request_id}`) : null,
+    );
   }
-  const message = err instanceof TypeError ? `Could not reach the service (${err.message}).` : String(err instanceof Error ? err.message : err);
-  return h("div", { class: "problem", role: "alert" }, h("div", { class: "problem-title" }, "Error"), h("div", { class: "problem-detail" }, message));
+  const message =
+    err instanceof TypeError ? `Could not reach the service (${err.message}).` : String(err instanceof Error ? err.message : err);
+  return h(
+    "div",
+    { class: "problem", role: "alert" },
+    h("div", { class: "problem-title" }, "Error"),
+    h("div", { class: "problem-detail" }, message),
+  );
 }
 
 /**
@@ -107,4 +116,10 @@ export function problemOrRethrow(err, context) {
 
 /** @param {string[] | undefined} warnings */
 export const warningsView = (warnings) =>
-  warnings && warnings.length > 0 ? h("ul", { class: "warnings", role: "status" }, warnings.map((w) => h("li", null, w))) : null;
+  warnings && warnings.length > 0
+    ? h(
+        "ul",
+        { class: "warnings", role: "status" },
+        warnings.map((w) => h("li", null, w)),
+      )
+    : null;

@@ -30,7 +30,14 @@ export function queryTerms(query) {
 
 /** Endings taken off before comparing, longest first; a few become what the bare word ends with. */
 /** @type {[string, string][]} */
-const ENDINGS = [["ies", "y"], ["ing", ""], ["ed", ""], ["es", ""], ["s", ""], ["e", ""]];
+const ENDINGS = [
+  ["ies", "y"],
+  ["ing", ""],
+  ["ed", ""],
+  ["es", ""],
+  ["s", ""],
+  ["e", ""],
+];
 
 /**
  * A rough English stem, enough to tell that two words are one: herons and heron, wading and

@@ -71,7 +71,10 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       query: s.documentQuery,
       response: s.deleteDocumentResponse,
       problems: { 404: "the document (or its collection) does not exist" },
-      example: { query: { collection_name: "kb", id_value: "a1b2c3" }, response: { deleted: true, collection_name: "kb", doc_id: "a1b2c3" } },
+      example: {
+        query: { collection_name: "kb", id_value: "a1b2c3" },
+        response: { deleted: true, collection_name: "kb", doc_id: "a1b2c3" },
+      },
       // The catalog row goes first: a job still running for this document then finds itself
       // superseded and removes what it indexed, so a deleted document cannot come back.
       async handle({ query: q, req, res }) {

@@ -34,8 +34,20 @@ export function doctorRoutes(ctx: AppContext): Route[] {
           unrepaired: 0,
           unrepairable: { raw_copy_missing: 0 },
           examples: [
-            { kind: "index_missing", collection_name: "kb", doc_id: "a1b2c3", detail: "ready with 4 chunks in version 2, and the index holds none", action: "queued for indexing again" },
-            { kind: "blob_orphan", collection_name: "kb", doc_id: null, detail: "blob kb/0196b9d8/0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10, made 2025-05-10T10:58:06.494Z, is named by no document", action: "deleted" },
+            {
+              kind: "index_missing",
+              collection_name: "kb",
+              doc_id: "a1b2c3",
+              detail: "ready with 4 chunks in version 2, and the index holds none",
+              action: "queued for indexing again",
+            },
+            {
+              kind: "blob_orphan",
+              collection_name: "kb",
+              doc_id: null,
+              detail: "blob kb/0196b9d8/0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10, made 2025-05-10T10:58:06.494Z, is named by no document",
+              action: "deleted",
+            },
           ],
           examples_omitted: 0,
           seconds: 0.8,
@@ -45,15 +57,27 @@ export function doctorRoutes(ctx: AppContext): Route[] {
         const principal = principalOf(req);
         // A token restricted to some collections checks those (its "all"); the index-wide look
         // for documents of collections the catalog no longer knows needs an unrestricted one.
-        const collections = query.collection_name !== undefined
-          ? [query.collection_name]
-          : principal.collections === null ? null : visibleTo(principal, (await catalog.listCollections()).map((c) => c.name), (c) => c);
+        const collections =
+          query.collection_name !== undefined
+            ? [query.collection_name]
+            : principal.collections === null
+              ? null
+              : visibleTo(
+                  principal,
+                  (await catalog.listCollections()).map((c) => c.name),
+                  (c) => c,
+                );
         const repair = query.repair ?? false;
         const report = await runDoctor(
           { catalog, index, blobs, queue, logger: req.log },
           { repair, collections, lostAfterMs: ctx.config.recovery.lostAfterMs },
         );
-        if (repair) audit(req, "doctor.repaired", { collection: query.collection_name ?? null, repaired: report.repaired, unrepaired: report.unrepaired });
+        if (repair)
+          audit(req, "doctor.repaired", {
+            collection: query.collection_name ?? null,
+            repaired: report.repaired,
+            unrepaired: report.unrepaired,
+          });
         res.json(doctorResponse(report));
       },
     }),
@@ -63,7 +87,12 @@ export function doctorRoutes(ctx: AppContext): Route[] {
 function doctorResponse(r: DoctorReport) {
   return {
     repair: r.repair,
-    checked: { collections: r.checked.collections, documents: r.checked.documents, index_documents: r.checked.indexDocuments, blobs: r.checked.blobs },
+    checked: {
+      collections: r.checked.collections,
+      documents: r.checked.documents,
+      index_documents: r.checked.indexDocuments,
+      blobs: r.checked.blobs,
+    },
     found: r.found,
     repaired: r.repaired,
     unrepaired: r.unrepaired,

@@ -2,7 +2,16 @@
  * A collection's documents, listed with what the console shows of each and selected by status
  * and metadata filter, and one document's chunks as indexed.
  */
-import { BadRequestError, NotFoundError, decodeCursor, documentCursor, encodeCursor, matchesFilter, type Catalog, type DocumentRecord } from "@docstore/shared";
+import {
+  BadRequestError,
+  NotFoundError,
+  decodeCursor,
+  documentCursor,
+  encodeCursor,
+  matchesFilter,
+  type Catalog,
+  type DocumentRecord,
+} from "@docstore/shared";
 import { streamList } from "../stream.ts";
 import { principalOf } from "../access.ts";
 import { unknownCollections } from "../unknown-collection.ts";
@@ -30,7 +39,13 @@ const listed = (d: DocumentRecord) => ({
 type Keep = ((d: DocumentRecord) => boolean) | null;
 
 /** The selected documents after `cursor`, in doc_id order, a catalog page at a time (a batch may be empty). */
-async function* scan(catalog: Catalog, collection: string, cursor: string | null, keep: Keep, page: number): AsyncGenerator<DocumentRecord[]> {
+async function* scan(
+  catalog: Catalog,
+  collection: string,
+  cursor: string | null,
+  keep: Keep,
+  page: number,
+): AsyncGenerator<DocumentRecord[]> {
   let at = cursor;
   do {
     const read = await catalog.listDocuments(collection, page, at);
@@ -46,7 +61,8 @@ export function documentRoutes(ctx: AppContext): Route[] {
     route({
       method: "get",
       path: "/get_list_of_documents_names",
-      summary: "Documents of a collection with their status, optionally selected by status and metadata filter: all of them, streamed, or a page with limit and cursor",
+      summary:
+        "Documents of a collection with their status, optionally selected by status and metadata filter: all of them, streamed, or a page with limit and cursor",
       description:
         "Without `limit`, every selected document comes in one answer, streamed a catalog page at a time (after `cursor`, when given), and " +
         "`next_cursor` is null; with it, a page of `limit` selected documents, and `next_cursor` continues. `tag_info` selects by metadata " +
@@ -61,19 +77,33 @@ export function documentRoutes(ctx: AppContext): Route[] {
         response: {
           collection_name: "kb",
           documents: [
-            { doc_id: "INC001", name: "INC001", status: "ready", version: 1, chunks: 1, size: 41, content_type: "text/plain", error: null, updated_at: "2025-05-06T09:12:44.120Z" },
+            {
+              doc_id: "INC001",
+              name: "INC001",
+              status: "ready",
+              version: 1,
+              chunks: 1,
+              size: 41,
+              content_type: "text/plain",
+              error: null,
+              updated_at: "2025-05-06T09:12:44.120Z",
+            },
           ],
           next_cursor: null,
         },
       },
       async handle({ query: q, req, res }) {
-        if (!(await catalog.collectionExists(q.collection_name))) throw await unknownCollections(ctx, principalOf(req), [q.collection_name]);
+        if (!(await catalog.collectionExists(q.collection_name)))
+          throw await unknownCollections(ctx, principalOf(req), [q.collection_name]);
         const filter = filterOf(q.tag_info, "tag_info");
-        if (filter.orderBy.length > 0) throw new BadRequestError("tag_info: ORDERBY is not accepted here: documents are listed in doc_id order");
+        if (filter.orderBy.length > 0)
+          throw new BadRequestError("tag_info: ORDERBY is not accepted here: documents are listed in doc_id order");
         const warnings = await typos(ctx, filter, [q.collection_name], "tag_info");
         const status = q.status;
-        const byStatus = (d: DocumentRecord) => status === undefined || d.status === status || (status === "pending" && (d.status === "queued" || d.status === "processing"));
-        const keep: Keep = status === undefined && filter.groups.length === 0 ? null : (d) => byStatus(d) && matchesFilter(filter, d.metadata);
+        const byStatus = (d: DocumentRecord) =>
+          status === undefined || d.status === status || (status === "pending" && (d.status === "queued" || d.status === "processing"));
+        const keep: Keep =
+          status === undefined && filter.groups.length === 0 ? null : (d) => byStatus(d) && matchesFilter(filter, d.metadata);
         const cursor = q.cursor ?? null;
         if (cursor !== null) decodeCursor(cursor, "string"); // a bad cursor is a 400 before the answer starts
         if (q.limit === undefined) {
@@ -129,7 +159,9 @@ export function documentRoutes(ctx: AppContext): Route[] {
           doc_id: q.id_value,
           status: record.status,
           version: indexed?.version ?? null,
-          chunks: all.slice(offset, end).map((c) => ({ chunk_index: c.chunkIndex, text: c.text, start: c.start, end: c.end, ...citationFields(c.citation) })),
+          chunks: all
+            .slice(offset, end)
+            .map((c) => ({ chunk_index: c.chunkIndex, text: c.text, start: c.start, end: c.end, ...citationFields(c.citation) })),
           next_cursor: end < all.length ? encodeCursor(end) : null,
         });
       },

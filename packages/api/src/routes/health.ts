@@ -4,7 +4,8 @@ import type { AppContext } from "../context.ts";
 import { route, type Route } from "../route.ts";
 
 /** Whether the catalog, the blobs or the index are files under DATA_DIR. */
-const writesDataDir = (config: Config) => config.catalog.kind === "sqlite" || config.blobStore.kind === "fs" || config.index.kind === "lancedb";
+const writesDataDir = (config: Config) =>
+  config.catalog.kind === "sqlite" || config.blobStore.kind === "fs" || config.index.kind === "lancedb";
 
 /** Liveness and readiness probes: no token needed. */
 export function healthRoutes(ctx: AppContext): Route[] {
@@ -26,9 +27,13 @@ export function healthRoutes(ctx: AppContext): Route[] {
       tag: "Service",
       response: z.object({
         status: z.enum(["ready", "unavailable"]),
-        checks: z.record(z.string(), z.string()).describe("each dependency, and `data_dir` where the catalog, blobs or index are files there: `ok`, or why not"),
+        checks: z
+          .record(z.string(), z.string())
+          .describe("each dependency, and `data_dir` where the catalog, blobs or index are files there: `ok`, or why not"),
       }),
-      alsoAnswers: { 503: "a dependency cannot be reached, or DATA_DIR cannot take a write (full or read-only): `checks` says which and why" },
+      alsoAnswers: {
+        503: "a dependency cannot be reached, or DATA_DIR cannot take a write (full or read-only): `checks` says which and why",
+      },
       example: { response: { status: "ready", checks: { catalog: "ok", index: "ok", blobs: "ok", queue: "ok", data_dir: "ok" } } },
       async handle({ req, res }) {
         const { catalog, index, blobs, queue } = ctx.services;

@@ -16,9 +16,11 @@ async function reply(ctx: AppContext, res: Response, records: DocumentRecord[], 
 
 const waited = { 200: "with `wait=true`: the document is searchable (`ready`) or `failed` (`error` says why)" };
 
-const STORAGE_FULL = "no space left under DATA_DIR (or over a quota): nothing was stored; retry after `Retry-After` seconds, once space is freed";
+const STORAGE_FULL =
+  "no space left under DATA_DIR (or over a quota): nothing was stored; retry after `Retry-After` seconds, once space is freed";
 
-const DOC_ID_CHOICE = "The `doc_id` is the `doc_id` parameter if given, else `metadata.sys_id`, else a new UUID; loading an existing one replaces that document.";
+const DOC_ID_CHOICE =
+  "The `doc_id` is the `doc_id` parameter if given, else `metadata.sys_id`, else a new UUID; loading an existing one replaces that document.";
 
 export function loadRoutes(ctx: AppContext): Route[] {
   return [
@@ -45,12 +47,22 @@ export function loadRoutes(ctx: AppContext): Route[] {
       example: {
         query: { collection_name: "kb" },
         body: { metadata: '{"sys_id":"a1b2c3","type":"runbook","priority":2}' },
-        response: { collection_name: "kb", doc_id: "a1b2c3", job_id: "0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10", version: 1, status: "queued", chunks: 0, error: null },
+        response: {
+          collection_name: "kb",
+          doc_id: "a1b2c3",
+          job_id: "0196b9d8-5c1e-7cc4-9a61-4f0f7d1e2a10",
+          version: 1,
+          status: "queued",
+          chunks: 0,
+          error: null,
+        },
       },
       async handle({ query, file, req, res }) {
         const raw = (req.body as Record<string, unknown> | undefined)?.metadata;
         if (raw !== undefined && typeof raw !== "string") {
-          throw new BadRequestError(`metadata: received ${Array.isArray(raw) ? `${raw.length} fields named metadata` : "a value that is not text"}; accepted: one form field 'metadata' holding a JSON object`);
+          throw new BadRequestError(
+            `metadata: received ${Array.isArray(raw) ? `${raw.length} fields named metadata` : "a value that is not text"}; accepted: one form field 'metadata' holding a JSON object`,
+          );
         }
         const records = await acceptDocuments(ctx, [
           {
@@ -81,7 +93,15 @@ export function loadRoutes(ctx: AppContext): Route[] {
       example: {
         query: { collection_name: "kb", wait: "true" },
         body: { text: "Database outage in the billing cluster", metadata: { sys_id: "INC001", status: "open", priority: 1 } },
-        response: { collection_name: "kb", doc_id: "INC001", job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3", version: 1, status: "ready", chunks: 1, error: null },
+        response: {
+          collection_name: "kb",
+          doc_id: "INC001",
+          job_id: "0196b9d8-6f02-7a3e-8d4b-2b9e51c0f7a3",
+          version: 1,
+          status: "ready",
+          chunks: 1,
+          error: null,
+        },
       },
       async handle({ query, body, res }) {
         const records = await acceptDocuments(ctx, [
@@ -100,7 +120,8 @@ export function loadRoutes(ctx: AppContext): Route[] {
       method: "post",
       path: "/load_texts_to_collection",
       summary: "Load up to 1000 texts in one request (batch jobs)",
-      description: "Each document as in `load_text_to_collection`, with its own optional `doc_id`; one invalid document rejects the whole request, and none is stored.",
+      description:
+        "Each document as in `load_text_to_collection`, with its own optional `doc_id`; one invalid document rejects the whole request, and none is stored.",
       tag: "Loading",
       scope: "write",
       query: s.loadQuery.omit({ doc_id: true }),
@@ -114,8 +135,24 @@ export function loadRoutes(ctx: AppContext): Route[] {
         body: { documents: [{ doc_id: "INC002", text: "Replica lag", metadata: { status: "open" } }, { text: "Printer jam" }] },
         response: {
           documents: [
-            { collection_name: "kb", doc_id: "INC002", job_id: "0196b9d8-7a10-7b2c-a3f1-0c4d6e8f9a1b", version: 1, status: "queued", chunks: 0, error: null },
-            { collection_name: "kb", doc_id: "0196b9d8-7a10-7b2c-a3f1-1d5e7f9a0b2c", job_id: "0196b9d8-7a10-7b2c-a3f1-2e6f8a0b1c3d", version: 1, status: "queued", chunks: 0, error: null },
+            {
+              collection_name: "kb",
+              doc_id: "INC002",
+              job_id: "0196b9d8-7a10-7b2c-a3f1-0c4d6e8f9a1b",
+              version: 1,
+              status: "queued",
+              chunks: 0,
+              error: null,
+            },
+            {
+              collection_name: "kb",
+              doc_id: "0196b9d8-7a10-7b2c-a3f1-1d5e7f9a0b2c",
+              job_id: "0196b9d8-7a10-7b2c-a3f1-2e6f8a0b1c3d",
+              version: 1,
+              status: "queued",
+              chunks: 0,
+              error: null,
+            },
           ],
         },
       },
@@ -130,7 +167,10 @@ export function loadRoutes(ctx: AppContext): Route[] {
           }
         });
         // Recorded together and in order (see acceptDocuments): all or none, the last text of a doc_id given twice.
-        const records = await acceptDocuments(ctx, inputs.map((input) => ({ ...input, collection: query.collection_name, contentType: "text/plain" as const })));
+        const records = await acceptDocuments(
+          ctx,
+          inputs.map((input) => ({ ...input, collection: query.collection_name, contentType: "text/plain" as const })),
+        );
         await reply(ctx, res, records, query.wait ?? false, false);
       },
     }),

@@ -1,4 +1,16 @@
-import { BadRequestError, FilterSyntaxError, UnavailableError, decodeCursor, encodeCursor, filterTypos, onlyStopwords, parseFilter, type Filter, type IndexedDocument, type Logger } from "@docstore/shared";
+import {
+  BadRequestError,
+  FilterSyntaxError,
+  UnavailableError,
+  decodeCursor,
+  encodeCursor,
+  filterTypos,
+  onlyStopwords,
+  parseFilter,
+  type Filter,
+  type IndexedDocument,
+  type Logger,
+} from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { streamList } from "../stream.ts";
 import { unknownCollections } from "../unknown-collection.ts";
@@ -31,7 +43,12 @@ export async function typos(ctx: AppContext, filter: Filter, collections: string
 /** The collections named (each must exist), or all those the principal may use. */
 async function existing(ctx: AppContext, principal: Principal, names: string[] | undefined): Promise<string[]> {
   const { catalog } = ctx.services;
-  if (names === undefined || names.length === 0) return visibleTo(principal, (await catalog.listCollections()).map((c) => c.name), (c) => c);
+  if (names === undefined || names.length === 0)
+    return visibleTo(
+      principal,
+      (await catalog.listCollections()).map((c) => c.name),
+      (c) => c,
+    );
   const unique = [...new Set(names)];
   const missing = [];
   for (const name of unique) if (!(await catalog.collectionExists(name))) missing.push(name);
@@ -67,7 +84,9 @@ export function searchRoutes(ctx: AppContext): Route[] {
     // FILTERS.md: ORDERBY sorts what get_content_by_tag returns; a search ranks by relevance, and
     // what the filter asks and cannot be done is refused, never dropped in silence.
     if (filter.orderBy.length > 0) {
-      throw new BadRequestError("metadata: ORDERBY is not accepted here: search results are ranked by relevance; ORDERBY sorts the documents of get_content_by_tag");
+      throw new BadRequestError(
+        "metadata: ORDERBY is not accepted here: search results are ranked by relevance; ORDERBY sorts the documents of get_content_by_tag",
+      );
     }
     const collections = await existing(ctx, principalOf(req), q.collection_names);
     const warnings = (await typos(ctx, filter, collections, "metadata")) ?? [];
@@ -76,7 +95,9 @@ export function searchRoutes(ctx: AppContext): Route[] {
     const hits = await ctx.services.index.search({ query: q.query, vector, collections, filter, k });
     const stopwords = hits.length === 0 ? onlyStopwords(q.query) : null;
     if (stopwords) {
-      warnings.push(`query: every word of the query is a stopword (${stopwords.map((w) => `"${w}"`).join(", ")}), which full-text search leaves out; add a word that says what to find`);
+      warnings.push(
+        `query: every word of the query is a stopword (${stopwords.map((w) => `"${w}"`).join(", ")}), which full-text search leaves out; add a word that says what to find`,
+      );
     }
     res.json({
       warnings: warnings.length > 0 ? warnings : undefined,
@@ -127,7 +148,9 @@ export function searchRoutes(ctx: AppContext): Route[] {
       (ctx.services.embedder ? " fused with dense vectors" : "") +
       ", the filter applied before ranking. A GET may carry its fields in a JSON body too, read like a POST. " +
       "`warnings` lists what in the filter looks like a typo (a value starting with an operator, a condition joined by `^^` or `&` into a value, a field no document has), and a query of stopwords alone that found nothing; the search runs as written. ORDERBY in the filter is refused (400): results are ranked by relevance." +
-      (ctx.services.embedder ? " When the embedding service cannot embed the query in time, the search ranks by BM25 alone and `warnings` says so." : ""),
+      (ctx.services.embedder
+        ? " When the embedding service cannot embed the query in time, the search ranks by BM25 alone and `warnings` says so."
+        : ""),
     tag: "Search",
     problems: {
       404: "a collection in `collection_names` does not exist",
@@ -153,7 +176,14 @@ export function searchRoutes(ctx: AppContext): Route[] {
     problems: { 404: "the collection does not exist" },
   };
   const tagResponse = {
-    documents: [{ doc_id: "INC001", collection_name: "kb", metadata: { sys_id: "INC001", status: "open", priority: 1 }, text: "Database outage in the billing cluster" }],
+    documents: [
+      {
+        doc_id: "INC001",
+        collection_name: "kb",
+        metadata: { sys_id: "INC001", status: "open", priority: 1 },
+        text: "Database outage in the billing cluster",
+      },
+    ],
     next_cursor: null,
   };
 
@@ -210,7 +240,11 @@ export function searchRoutes(ctx: AppContext): Route[] {
       query: s.tagInput,
       queryInBody: ["tag_info"],
       response: s.contentResponse,
-      example: { query: { collection_name: "kb", limit: 50 }, body: { tag_info: "status=open^ORDERBYDESCpriority" }, response: tagResponse },
+      example: {
+        query: { collection_name: "kb", limit: 50 },
+        body: { tag_info: "status=open^ORDERBYDESCpriority" },
+        response: tagResponse,
+      },
       handle: byTag,
     }),
   ];

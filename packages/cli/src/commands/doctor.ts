@@ -24,17 +24,30 @@ export function describe(r: DoctorReport): string {
   if (found === 0 && unrepairable.length === 0) lines.push("catalog, raw copies and index agree");
   if (found > 0) {
     const repaired = Object.values(r.repaired).reduce((n, k) => n + k, 0);
-    lines.push("", table(["DISAGREEMENT", "FOUND", "REPAIRED"], kinds.map(([kind, n]) => [kind, n, r.repaired[kind as keyof typeof r.repaired]])));
-    lines.push("", r.repair
-      ? `${plural(found, "disagreement")} found, ${repaired.toLocaleString("en-US")} repaired${r.unrepaired > 0 ? `, ${r.unrepaired.toLocaleString("en-US")} not (see below)` : ""}`
-      : `${plural(found, "disagreement")} found; run again with --repair to repair them`);
+    lines.push(
+      "",
+      table(
+        ["DISAGREEMENT", "FOUND", "REPAIRED"],
+        kinds.map(([kind, n]) => [kind, n, r.repaired[kind as keyof typeof r.repaired]]),
+      ),
+    );
+    lines.push(
+      "",
+      r.repair
+        ? `${plural(found, "disagreement")} found, ${repaired.toLocaleString("en-US")} repaired${r.unrepaired > 0 ? `, ${r.unrepaired.toLocaleString("en-US")} not (see below)` : ""}`
+        : `${plural(found, "disagreement")} found; run again with --repair to repair them`,
+    );
   }
   if (unrepairable.length > 0) {
-    lines.push("", `cannot be repaired (a new load of the document restores it): ${unrepairable.map(([kind, n]) => `${kind} ${n}`).join(", ")}`);
+    lines.push(
+      "",
+      `cannot be repaired (a new load of the document restores it): ${unrepairable.map(([kind, n]) => `${kind} ${n}`).join(", ")}`,
+    );
   }
   if (r.examples.length > 0) {
     lines.push("", "examples:");
-    for (const e of r.examples) lines.push(`  ${e.kind}  ${e.collection_name}${e.doc_id === null ? "" : `/${e.doc_id}`}: ${e.detail}`, `    -> ${e.action}`);
+    for (const e of r.examples)
+      lines.push(`  ${e.kind}  ${e.collection_name}${e.doc_id === null ? "" : `/${e.doc_id}`}: ${e.detail}`, `    -> ${e.action}`);
     if (r.examples_omitted > 0) lines.push(`  … and ${plural(r.examples_omitted, "more finding")}`);
   }
   return lines.join("\n");

@@ -41,7 +41,10 @@ export async function findDocId(client: DocstoreClient, collection: string, give
   } catch (err) {
     if (!notFound(err)) throw err;
   }
-  if (ids.length > 1) throw new UsageError(`${given}: ${ids.length} documents of ${collection} were loaded from files named ${name}: ${ids.join(", ")}; give one doc_id`);
+  if (ids.length > 1)
+    throw new UsageError(
+      `${given}: ${ids.length} documents of ${collection} were loaded from files named ${name}: ${ids.join(", ")}; give one doc_id`,
+    );
   if (ids[0] !== undefined || isId) return ids[0] ?? given;
   const detail = `no document of ${collection} was loaded from ${existsSync(file) ? file : `a file named ${name}`}`;
   throw new ProblemError({ type: "about:blank", title: "Not Found", status: 404, detail });

@@ -29,7 +29,11 @@ export interface LoadFlags {
 /** Most bytes of text in one bulk request: well under the service's default MAX_BODY_BYTES (10 MiB). */
 const BATCH_BYTES = 4 * 1024 * 1024;
 
-async function sources(paths: string[], flags: LoadFlags, opts: SourceOptions): Promise<{ items: AsyncIterable<Item>; total: number; identity: unknown }> {
+async function sources(
+  paths: string[],
+  flags: LoadFlags,
+  opts: SourceOptions,
+): Promise<{ items: AsyncIterable<Item>; total: number; identity: unknown }> {
   const given = [paths.length > 0, flags.jsonl !== undefined, flags.csv !== undefined].filter(Boolean).length;
   if (given !== 1) throw new UsageError("load: give paths (files, folders, globs), or --jsonl FILE, or --csv FILE; exactly one of them");
   if (flags.jsonl !== undefined || flags.csv !== undefined) {
@@ -42,7 +46,13 @@ async function sources(paths: string[], flags: LoadFlags, opts: SourceOptions): 
   }
   const files = await expandPaths(paths);
   const list = fileItems(files, opts);
-  return { items: (async function* () { yield* list; })(), total: files.length, identity: { paths: paths.map((p) => path.resolve(p)) } };
+  return {
+    items: (async function* () {
+      yield* list;
+    })(),
+    total: files.length,
+    identity: { paths: paths.map((p) => path.resolve(p)) },
+  };
 }
 
 export async function load(ctx: Context, paths: string[], flags: LoadFlags): Promise<number> {
@@ -51,16 +61,21 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
     mapping: parseMapping(flags.metadataFrom),
     fields: { text: flags.textField, path: flags.pathField, id: flags.idField },
   };
-  if (flags.batchSize < 1 || flags.batchSize > 1000) throw new UsageError("--batch-size: expected 1 to 1000 (the service's limit per request)");
+  if (flags.batchSize < 1 || flags.batchSize > 1000)
+    throw new UsageError("--batch-size: expected 1 to 1000 (the service's limit per request)");
   if (flags.concurrency < 1) throw new UsageError("--concurrency: expected at least 1");
   const { items, total, identity } = await sources(paths, flags, opts);
-  const state = new LoadState(flags.state ?? defaultStatePath({ url: ctx.url, collection: flags.collection, ...(identity as object) }, ctx.env));
+  const state = new LoadState(
+    flags.state ?? defaultStatePath({ url: ctx.url, collection: flags.collection, ...(identity as object) }, ctx.env),
+  );
   const tracker = new Tracker();
   tracker.total = total;
   const progress = new Progress(tracker, flags.wait, ctx.json ? "json" : ctx.stderr.isTTY ? "bar" : "plain", ctx.stderr);
   const client = clientOf(ctx, (r) => {
     tracker.retries++;
-    progress.note(`${r.status ?? "connection refused"} on ${r.path}: trying again in ${(r.delayMs / 1000).toFixed(1)} s${r.retryAfter ? " (Retry-After)" : ""}`);
+    progress.note(
+      `${r.status ?? "connection refused"} on ${r.path}: trying again in ${(r.delayMs / 1000).toFixed(1)} s${r.retryAfter ? " (Retry-After)" : ""}`,
+    );
   });
   if (!ctx.json) ctx.stderr.write(`loading ${total} documents into ${flags.collection} (state: ${state.file})\n`);
   progress.start();
@@ -68,10 +83,19 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
   ctx.onInterrupt?.(() => {
     progress.stop();
     const said = `interrupted: sent ${tracker.sent} documents, ${tracker.accepted} accepted; run the same command again to resume (state: ${state.file})`;
-    ctx.stderr.write(ctx.json ? `${JSON.stringify({ event: "interrupted", sent: tracker.sent, accepted: tracker.accepted, state: state.file })}\n` : `${said}\n`);
+    ctx.stderr.write(
+      ctx.json
+        ? `${JSON.stringify({ event: "interrupted", sent: tracker.sent, accepted: tracker.accepted, state: state.file })}\n`
+        : `${said}\n`,
+    );
   });
 
-  const sender = new Sender(client, state, tracker, items, { collection: flags.collection, concurrency: flags.concurrency, batchSize: flags.batchSize, batchBytes: BATCH_BYTES });
+  const sender = new Sender(client, state, tracker, items, {
+    collection: flags.collection,
+    concurrency: flags.concurrency,
+    batchSize: flags.batchSize,
+    batchBytes: BATCH_BYTES,
+  });
   let sendingDone = false;
   let fatal: Error | undefined;
   // What stops the whole load (a refused token, an unreachable service, a lookup that failed):
@@ -88,7 +112,14 @@ export async function load(ctx: Context, paths: string[], flags: LoadFlags): Pro
       sendingDone = true;
       tracker.sendSeconds = tracker.elapsed();
     });
-  const waiting = flags.wait ? new Waiter(client, state, tracker, flags.collection).run(() => sendingDone, () => fatal !== undefined).catch(stopOn) : undefined;
+  const waiting = flags.wait
+    ? new Waiter(client, state, tracker, flags.collection)
+        .run(
+          () => sendingDone,
+          () => fatal !== undefined,
+        )
+        .catch(stopOn)
+    : undefined;
   await Promise.all([sending, waiting]);
   progress.stop();
   state.close();
@@ -127,10 +158,17 @@ function summarize(ctx: Context, t: Tracker, flags: LoadFlags, stateFile: string
   const outcome = flags.wait ? `${t.indexed} indexed` : `${t.accepted} accepted (not waiting for indexing)`;
   const skipped = t.skipped > 0 ? `, ${t.skipped} already loaded` : "";
   const speed = t.sent > 0 ? `, ${rate.toFixed(1)} docs/s` : "";
-  print(ctx, `${fatal ? "stopped" : "done"} in ${seconds.toFixed(1)} s: ${outcome}, ${t.failed} failed${skipped}; sent ${t.sent} documents (${formatBytes(t.sentBytes)})${speed}`);
+  print(
+    ctx,
+    `${fatal ? "stopped" : "done"} in ${seconds.toFixed(1)} s: ${outcome}, ${t.failed} failed${skipped}; sent ${t.sent} documents (${formatBytes(t.sentBytes)})${speed}`,
+  );
   if (t.failures.length > 0) {
     print(ctx, "failed:");
-    for (const f of t.failures) print(ctx, `  ${f.source}${f.doc_id ? ` (doc_id ${f.doc_id})` : ""}: ${f.stage === "indexing" ? "indexing failed: " : ""}${f.reason}`);
+    for (const f of t.failures)
+      print(
+        ctx,
+        `  ${f.source}${f.doc_id ? ` (doc_id ${f.doc_id})` : ""}: ${f.stage === "indexing" ? "indexing failed: " : ""}${f.reason}`,
+      );
   }
   if (fatal) print(ctx, `error: ${fatal.message}; run the same command again to send what is missing`);
   const hint = tokenHint(ctx, statusOf(fatal));

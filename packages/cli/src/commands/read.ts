@@ -12,7 +12,11 @@ const oneLine = (text: string, max: number) => {
 };
 
 export async function search(ctx: Context, words: string[], flags: { collection: string[]; k?: number; filter?: string }): Promise<number> {
-  const r = await clientOf(ctx).search(words.join(" "), { k: flags.k, collections: flags.collection.length > 0 ? flags.collection : undefined, filter: flags.filter });
+  const r = await clientOf(ctx).search(words.join(" "), {
+    k: flags.k,
+    collections: flags.collection.length > 0 ? flags.collection : undefined,
+    filter: flags.filter,
+  });
   if (ctx.json) {
     printJson(ctx, r);
     return 0;
@@ -33,7 +37,14 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
   if (collection === undefined) {
     const collections = await client.listCollections();
     if (ctx.json) for (const c of collections) printJson(ctx, c);
-    else print(ctx, table(["COLLECTION", "DOCUMENTS", "READY", "PENDING", "FAILED"], collections.map((c) => [c.name, c.documents, c.ready, c.pending, c.failed])));
+    else
+      print(
+        ctx,
+        table(
+          ["COLLECTION", "DOCUMENTS", "READY", "PENDING", "FAILED"],
+          collections.map((c) => [c.name, c.documents, c.ready, c.pending, c.failed]),
+        ),
+      );
     return 0;
   }
   // A page at a time, printed as it comes: a collection can be large.
@@ -53,7 +64,15 @@ export async function ls(ctx: Context, collection: string | undefined, flags: { 
   for await (const d of client.documents(collection, { status: flags.status as DocumentState | undefined, filter: flags.filter })) {
     if (ctx.json) printJson(ctx, d);
     else {
-      page.push([d.doc_id, d.status, d.version, formatBytes(d.size), d.updated_at.slice(0, 16).replace("T", " "), d.name, oneLine(d.error ?? "", 1000)]);
+      page.push([
+        d.doc_id,
+        d.status,
+        d.version,
+        formatBytes(d.size),
+        d.updated_at.slice(0, 16).replace("T", " "),
+        d.name,
+        oneLine(d.error ?? "", 1000),
+      ]);
       if (page.length === 1000) flush();
     }
   }
@@ -67,9 +86,18 @@ export async function status(ctx: Context, given: string, flags: { collection: s
   if (ctx.json) printJson(ctx, s);
   else {
     const rows: [string, unknown][] = [
-      ["doc_id", s.doc_id], ["collection", s.collection_name], ["status", s.status], ["version", s.version], ["chunks", s.chunks],
-      ["name", s.filename ?? ""], ["type", s.content_type], ["size", s.size], ["sha256", s.sha256],
-      ["created", s.created_at], ["updated", s.updated_at], ["metadata", JSON.stringify(s.metadata)],
+      ["doc_id", s.doc_id],
+      ["collection", s.collection_name],
+      ["status", s.status],
+      ["version", s.version],
+      ["chunks", s.chunks],
+      ["name", s.filename ?? ""],
+      ["type", s.content_type],
+      ["size", s.size],
+      ["sha256", s.sha256],
+      ["created", s.created_at],
+      ["updated", s.updated_at],
+      ["metadata", JSON.stringify(s.metadata)],
     ];
     if (s.error) rows.push(["error", s.error]);
     for (const [k, v] of rows) print(ctx, `${k.padEnd(10)} ${String(v)}`);

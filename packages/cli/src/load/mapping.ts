@@ -30,7 +30,8 @@ export function parseMapping(specs: readonly string[]): FieldMap[] {
       const m = /^([^=:]+)(?:=([^:]+))?(?::(.+))?$/.exec(entry);
       if (!m) throw new UsageError(`--metadata-from: cannot read "${entry}"; expected key=field or key=field:type, e.g. priority=prio:int`);
       const type = m[3] as FieldType | undefined;
-      if (type !== undefined && !TYPES.includes(type)) throw new UsageError(`--metadata-from: ${entry}: unknown type "${type}"; accepted: ${TYPES.join(", ")}`);
+      if (type !== undefined && !TYPES.includes(type))
+        throw new UsageError(`--metadata-from: ${entry}: unknown type "${type}"; accepted: ${TYPES.join(", ")}`);
       return { key: m[1]!.trim(), field: (m[2] ?? m[1]!).trim(), type };
     });
 }
@@ -44,7 +45,8 @@ export function parseMetadataOption(text: string | undefined): Metadata {
   } catch (err) {
     throw new UsageError(`--metadata: not JSON (${(err as Error).message}); expected an object, e.g. '{"type":"kb"}'`);
   }
-  if (value === null || typeof value !== "object" || Array.isArray(value)) throw new UsageError(`--metadata: expected a JSON object, e.g. '{"type":"kb"}'`);
+  if (value === null || typeof value !== "object" || Array.isArray(value))
+    throw new UsageError(`--metadata: expected a JSON object, e.g. '{"type":"kb"}'`);
   return value as Metadata;
 }
 
@@ -53,7 +55,9 @@ export function convert(value: unknown, type: FieldType | undefined, where: stri
   if (type === undefined || value === null) return value;
   const text = typeof value === "string" ? value.trim() : value;
   const fail = () => {
-    throw new Error(`${where}: expected ${type === "int" ? "an integer" : type === "bool" ? "true or false" : `a ${type}`}, got ${JSON.stringify(value)}`);
+    throw new Error(
+      `${where}: expected ${type === "int" ? "an integer" : type === "bool" ? "true or false" : `a ${type}`}, got ${JSON.stringify(value)}`,
+    );
   };
   switch (type) {
     case "string":

@@ -76,15 +76,14 @@ export class Progress {
 
   start(plainEveryMs = 5000) {
     if (this.#mode === "bar") {
-      this.#bar = new SingleBar(
-        {
-          stream: this.#out,
-          format: "{bar} {percentage}% | {value}/{total} docs | sent {sent} ({bytes}) | accepted {accepted} | indexed {indexed} | failed {failed} | {rate} docs/s | ETA {left}",
-          hideCursor: true,
-          barsize: 24,
-          fps: 5,
-        },
-      );
+      this.#bar = new SingleBar({
+        stream: this.#out,
+        format:
+          "{bar} {percentage}% | {value}/{total} docs | sent {sent} ({bytes}) | accepted {accepted} | indexed {indexed} | failed {failed} | {rate} docs/s | ETA {left}",
+        hideCursor: true,
+        barsize: 24,
+        fps: 5,
+      });
       this.#bar.start(this.#tracker.total, 0, this.#payload());
       this.#timer = setInterval(() => this.#draw(), 200);
     } else {
@@ -95,7 +94,15 @@ export class Progress {
 
   #payload() {
     const s = snapshot(this.#tracker, this.#wait);
-    return { sent: s.sent, bytes: formatBytes(s.bytes), accepted: s.accepted, indexed: s.indexed, failed: s.failed, rate: s.rate, left: formatSeconds(s.eta) };
+    return {
+      sent: s.sent,
+      bytes: formatBytes(s.bytes),
+      accepted: s.accepted,
+      indexed: s.indexed,
+      failed: s.failed,
+      rate: s.rate,
+      left: formatSeconds(s.eta),
+    };
   }
 
   #draw() {

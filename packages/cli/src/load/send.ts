@@ -194,7 +194,13 @@ export class Sender {
   #refused(p: Prepared, err: unknown) {
     if (err instanceof ConnectionError) throw err;
     if (err instanceof ProblemError && FATAL.has(err.status)) throw new FatalError(err.message, err.status);
-    this.#tracker.fail({ source: p.item.label, doc_id: p.docId, stage: "rejected", status: err instanceof ProblemError ? err.status : undefined, reason: reason(err) });
+    this.#tracker.fail({
+      source: p.item.label,
+      doc_id: p.docId,
+      stage: "rejected",
+      status: err instanceof ProblemError ? err.status : undefined,
+      reason: reason(err),
+    });
   }
 
   async #sendTexts(batch: Prepared[]) {
@@ -222,7 +228,10 @@ export class Sender {
 
   async #sendText(p: Prepared) {
     try {
-      const r = await this.#client.loadText(this.#opts.collection, p.item.text!, { metadata: p.item.metadata as Metadata, docId: p.explicit ? p.docId : undefined });
+      const r = await this.#client.loadText(this.#opts.collection, p.item.text!, {
+        metadata: p.item.metadata as Metadata,
+        docId: p.explicit ? p.docId : undefined,
+      });
       this.#accepted({ ...p, docId: r.doc_id }, r.version);
     } catch (err) {
       this.#refused(p, err);

@@ -94,7 +94,15 @@ export function fileItems(files: readonly string[], opts: SourceOptions): Item[]
 }
 
 /** An item from one line or row's fields; `base` is the folder relative paths start from. */
-function recordItem(record: Record<string, unknown>, own: Metadata, base: string, key: string, label: string, opts: SourceOptions, fromText: boolean): Item {
+function recordItem(
+  record: Record<string, unknown>,
+  own: Metadata,
+  base: string,
+  key: string,
+  label: string,
+  opts: SourceOptions,
+  fromText: boolean,
+): Item {
   const { fields } = opts;
   const item: Item = { key, label, metadata: { ...opts.metadata, ...own } };
   const text = record[fields.text];
@@ -107,7 +115,11 @@ function recordItem(record: Record<string, unknown>, own: Metadata, base: string
   }
   const hasText = typeof text === "string" && text !== "";
   const hasPath = typeof file === "string" && file !== "";
-  if (hasText === hasPath) return { ...item, error: `expected either "${fields.text}" (a text) or "${fields.path}" (a file), ${hasText ? "not both" : "found neither"}` };
+  if (hasText === hasPath)
+    return {
+      ...item,
+      error: `expected either "${fields.text}" (a text) or "${fields.path}" (a file), ${hasText ? "not both" : "found neither"}`,
+    };
   if (hasText) item.text = text;
   else {
     item.path = path.resolve(base, file as string);

@@ -19,9 +19,11 @@ type Seen = { status: string; version: number; error?: string | null } | "missin
 
 async function inParallel<T>(items: T[], n: number, fn: (item: T) => Promise<void>) {
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) await fn(items[i++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (i < items.length) await fn(items[i++]!);
+    }),
+  );
 }
 
 export class Waiter {

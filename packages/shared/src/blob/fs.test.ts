@@ -59,14 +59,19 @@ describe("FsBlobStore", () => {
     expect(Buffer.from(await store.get("c/noise")).equals(Buffer.from(noise))).toBe(true);
     await store.close();
     const db = new Database(path.join(dir, "small.sqlite"));
-    const rows = db.prepare("SELECT key, enc, length(data) AS n FROM blobs ORDER BY key").all() as { key: string; enc: number; n: number }[];
+    const rows = db.prepare("SELECT key, enc, length(data) AS n FROM blobs ORDER BY key").all() as {
+      key: string;
+      enc: number;
+      n: number;
+    }[];
     expect(rows).toEqual([
       { key: "c/noise", enc: 0, n: noise.length },
       { key: "c/text", enc: 0, n: text.length },
     ]);
     // Rows an earlier version wrote: raw DEFLATE (enc 1), in several output chunks when inflated, and raw.
     const texts = [text, Buffer.from("ab".repeat(30_000)), Buffer.from("The heron waded. ".repeat(3_855))];
-    for (const [i, t] of texts.entries()) db.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, 1)").run(`c/deflated${i}`, deflateRawSync(t, { level: 1 }));
+    for (const [i, t] of texts.entries())
+      db.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, 1)").run(`c/deflated${i}`, deflateRawSync(t, { level: 1 }));
     db.prepare("INSERT INTO blobs (key, data) VALUES (?, ?)").run("c/old", Buffer.from("plain old bytes"));
     db.close();
     store = new FsBlobStore(dir);
@@ -86,7 +91,10 @@ describe("FsBlobStore", () => {
     await store.put("c/new", Buffer.from("new"));
     const db = new Database(path.join(dir, "small.sqlite"));
     expect(db.pragma("user_version", { simple: true })).toBe(1);
-    expect(db.prepare("SELECT key, enc FROM blobs ORDER BY key").all()).toEqual([{ key: "c/new", enc: 0 }, { key: "c/old", enc: 0 }]);
+    expect(db.prepare("SELECT key, enc FROM blobs ORDER BY key").all()).toEqual([
+      { key: "c/new", enc: 0 },
+      { key: "c/old", enc: 0 },
+    ]);
     db.close();
   });
 

@@ -72,11 +72,15 @@ export class FsBlobStore implements BlobStore {
     this.#db = options.shared?.db ?? openDatabase(path.join(this.#root, "small.sqlite"), SMALL_SCHEMA, options);
     this.#commit = options.shared?.commit ?? new GroupCommit(this.#db);
     this.#stmt = {
-      put: this.#db.prepare("INSERT INTO blobs (key, data, enc) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data, enc = excluded.enc"),
+      put: this.#db.prepare(
+        "INSERT INTO blobs (key, data, enc) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET data = excluded.data, enc = excluded.enc",
+      ),
       get: this.#db.prepare<[string], { data: Buffer; enc: number }>("SELECT data, enc FROM blobs WHERE key = ?"),
       delete: this.#db.prepare("DELETE FROM blobs WHERE key = ?"),
       deleteRange: this.#db.prepare("DELETE FROM blobs WHERE key >= ? AND key < ?"),
-      list: this.#db.prepare<[string, string, number], { key: string }>("SELECT key FROM blobs WHERE key > ? AND key < ? ORDER BY key LIMIT ?"),
+      list: this.#db.prepare<[string, string, number], { key: string }>(
+        "SELECT key FROM blobs WHERE key > ? AND key < ? ORDER BY key LIMIT ?",
+      ),
     };
   }
 
@@ -175,4 +179,3 @@ export class FsBlobStore implements BlobStore {
     if (this.#ownsDb && this.#db.open) this.#db.close();
   }
 }
-

@@ -79,7 +79,10 @@ describe("S3BlobStore", () => {
   });
 
   it("answers Unavailable, not NotFound, for a missing bucket or unknown credentials", async () => {
-    for (const options of [{ ...s3.config, bucket: "no-such-bucket" }, { ...s3.config, accessKeyId: "UNKNOWN" }]) {
+    for (const options of [
+      { ...s3.config, bucket: "no-such-bucket" },
+      { ...s3.config, accessKeyId: "UNKNOWN" },
+    ]) {
       const store = new S3BlobStore(options);
       await expect(store.get("x/y")).rejects.toBeInstanceOf(UnavailableError);
       await expect(store.put("x/y", new Uint8Array([1]))).rejects.toBeInstanceOf(UnavailableError);
@@ -176,7 +179,12 @@ describe("S3BlobStore under a burst", () => {
       );
     });
     await new Promise<void>((resolve) => slow.listen(0, "127.0.0.1", resolve));
-    const store = new S3BlobStore({ ...s3.config, endpoint: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`, connectTimeoutMs: 1000, maxAttempts: 1 });
+    const store = new S3BlobStore({
+      ...s3.config,
+      endpoint: `http://127.0.0.1:${(slow.address() as AddressInfo).port}`,
+      connectTimeoutMs: 1000,
+      maxAttempts: 1,
+    });
     try {
       const results = await Promise.allSettled(Array.from({ length: 120 }, (_, i) => store.put(`burst/k${i}`, new Uint8Array([i]))));
       expect(results.filter((r) => r.status === "rejected").map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);

@@ -125,7 +125,12 @@ export class S3BlobStore implements BlobStore {
       return;
     }
     // Parts go up a few at a time as they are cut, rather than one request of the whole body.
-    await this.#call("put", key, () => new Upload({ client: this.#client, params, partSize: this.#partSize, queueSize: PARTS_AT_ONCE }).done(), PARTS_AT_ONCE);
+    await this.#call(
+      "put",
+      key,
+      () => new Upload({ client: this.#client, params, partSize: this.#partSize, queueSize: PARTS_AT_ONCE }).done(),
+      PARTS_AT_ONCE,
+    );
   }
 
   async get(key: string): Promise<Uint8Array> {
@@ -147,15 +152,16 @@ export class S3BlobStore implements BlobStore {
     await this.#call("delete prefix", dir, async () => {
       for await (const keys of this.#pages(dir)) {
         const objects = keys.map((Key) => ({ Key }));
-        const out = await this.#client.send(
-          new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: objects, Quiet: true } }),
-        );
+        const out = await this.#client.send(new DeleteObjectsCommand({ Bucket: this.#bucket, Delete: { Objects: objects, Quiet: true } }));
         // DeleteObjects answers 200 even when some keys failed; those are listed here.
         const failed = out.Errors ?? [];
         if (failed.length > 0) {
           const first = failed[0];
           const cause = new Error(`${first?.Code}: ${first?.Message} (${first?.Key})`);
-          throw new UnavailableError(`blob store unavailable: ${failed.length} of ${objects.length} objects under ${dir} not deleted`, cause);
+          throw new UnavailableError(
+            `blob store unavailable: ${failed.length} of ${objects.length} objects under ${dir} not deleted`,
+            cause,
+          );
         }
       }
     });
@@ -217,17 +223,39 @@ function folder(prefix: string): string {
 type SdkError = Error & { code?: string; $metadata?: { httpStatusCode?: number } };
 
 const NETWORK_CODES = new Set([
-  "ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH",
-  "ENETUNREACH", "ENETDOWN", "EHOSTDOWN",
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EHOSTDOWN",
 ]);
 /**
  * Timeouts and throttling, and a store that answers but cannot serve us as configured (bucket,
  * credentials, region): to the API's clients alike, a dependency that is down.
  */
 const UNAVAILABLE_NAMES = new Set([
-  "TimeoutError", "RequestTimeout", "RequestTimeoutException", "SlowDown", "Throttling", "ThrottlingException",
-  "RequestThrottled", "TooManyRequestsException", "ServiceUnavailable", "InternalError", "NoSuchBucket",
-  "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "AuthorizationHeaderMalformed", "PermanentRedirect",
+  "TimeoutError",
+  "RequestTimeout",
+  "RequestTimeoutException",
+  "SlowDown",
+  "Throttling",
+  "ThrottlingException",
+  "RequestThrottled",
+  "TooManyRequestsException",
+  "ServiceUnavailable",
+  "InternalError",
+  "NoSuchBucket",
+  "AccessDenied",
+  "InvalidAccessKeyId",
+  "SignatureDoesNotMatch",
+  "AuthorizationHeaderMalformed",
+  "PermanentRedirect",
   "InvalidBucketName",
 ]);
 const UNAVAILABLE_STATUS = new Set([301, 403, 404, 408, 429]);

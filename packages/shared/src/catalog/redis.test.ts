@@ -46,8 +46,15 @@ describe("RedisCatalog", () => {
       expect((await keysOf(prefix)).filter((k) => k.includes(":big"))).toHaveLength(33); // coll, docs, fields, 30 docs
       expect(await catalog.deleteCollection("big")).toBe(30);
       expect(await keysOf(prefix)).toEqual(
-        [`${prefix}:catalog:collections`, `${prefix}:catalog:gen`, `${prefix}:catalog:coll:keep`, `${prefix}:catalog:pending`,
-         `${prefix}:catalog:docs:keep:2`, `${prefix}:catalog:doc:keep:2:d:1`, `${prefix}:catalog:fields:keep:2`].sort(),
+        [
+          `${prefix}:catalog:collections`,
+          `${prefix}:catalog:gen`,
+          `${prefix}:catalog:coll:keep`,
+          `${prefix}:catalog:pending`,
+          `${prefix}:catalog:docs:keep:2`,
+          `${prefix}:catalog:doc:keep:2:d:1`,
+          `${prefix}:catalog:fields:keep:2`,
+        ].sort(),
       );
     } finally {
       await fx.cleanup();
@@ -60,8 +67,13 @@ describe("RedisCatalog", () => {
       const { catalog, prefix } = fx;
       for (let i = 0; i < 5; i++) await catalog.accept(newDocument("a", `d${i}`));
       // As if the process died right after unlisting the collection.
-      await admin.eval(`redis.call('SADD', KEYS[1], 'a:1'); redis.call('DEL', KEYS[2]); redis.call('ZREM', KEYS[3], 'a')`, 3,
-        `${prefix}:catalog:trash`, `${prefix}:catalog:coll:a`, `${prefix}:catalog:collections`);
+      await admin.eval(
+        `redis.call('SADD', KEYS[1], 'a:1'); redis.call('DEL', KEYS[2]); redis.call('ZREM', KEYS[3], 'a')`,
+        3,
+        `${prefix}:catalog:trash`,
+        `${prefix}:catalog:coll:a`,
+        `${prefix}:catalog:collections`,
+      );
       expect(await catalog.collectionExists("a")).toBe(false);
       expect(await catalog.deleteCollection("other")).toBe(0);
       expect(await keysOf(prefix)).toEqual([`${prefix}:catalog:gen`]);
@@ -89,7 +101,10 @@ describe("RedisCatalog", () => {
       ];
       for (const [name, call] of calls) {
         const started = performance.now();
-        const err = await call().then(() => null, (e: unknown) => e);
+        const err = await call().then(
+          () => null,
+          (e: unknown) => e,
+        );
         expect(err, name).toBeInstanceOf(UnavailableError);
         expect((err as UnavailableError).kind).toBe("unavailable");
         expect((err as Error).message).toMatch(/^catalog unavailable: /);
@@ -98,7 +113,12 @@ describe("RedisCatalog", () => {
 
       await server.start();
       const deadline = Date.now() + 15_000;
-      while (!(await catalog.ping().then(() => true, () => false))) {
+      while (
+        !(await catalog.ping().then(
+          () => true,
+          () => false,
+        ))
+      ) {
         if (Date.now() > deadline) throw new Error("the catalog did not reconnect");
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -121,7 +141,12 @@ describe("RedisCatalog", () => {
       expect(performance.now() - started).toBeLessThan(2500);
       await server.start();
       const deadline = Date.now() + 15_000;
-      while (!(await catalog.ping().then(() => true, () => false))) {
+      while (
+        !(await catalog.ping().then(
+          () => true,
+          () => false,
+        ))
+      ) {
         if (Date.now() > deadline) throw new Error("the catalog did not connect");
         await new Promise((r) => setTimeout(r, 100));
       }

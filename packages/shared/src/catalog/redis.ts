@@ -94,20 +94,58 @@ export class RedisCatalog implements Catalog {
     const now = new Date().toISOString();
     const { collection, docId, jobId, metadata, contentType, blobKey, size, sha256 } = doc;
     const reply = await this.#run((r) =>
-      r.catalogAccept(this.#ns, collection, docId, now, jobId, JSON.stringify(metadata), contentType, blobKey, size, sha256, ...nullable(doc.filename)),
+      r.catalogAccept(
+        this.#ns,
+        collection,
+        docId,
+        now,
+        jobId,
+        JSON.stringify(metadata),
+        contentType,
+        blobKey,
+        size,
+        sha256,
+        ...nullable(doc.filename),
+      ),
     );
     const [version, createdAt, previous] = reply as [number, string, unknown];
     const record: DocumentRecord = {
-      collection, docId, version: Number(version), jobId, status: "queued", metadata, filename: doc.filename ?? null,
-      contentType, blobKey, size, sha256, chunks: 0, error: null, createdAt, updatedAt: now,
+      collection,
+      docId,
+      version: Number(version),
+      jobId,
+      status: "queued",
+      metadata,
+      filename: doc.filename ?? null,
+      contentType,
+      blobKey,
+      size,
+      sha256,
+      chunks: 0,
+      error: null,
+      createdAt,
+      updatedAt: now,
     };
     return { record, previous: toRecord(previous) };
   }
 
   async rollback(record: DocumentRecord, previous: DocumentRecord | null): Promise<void> {
     const restore = previous
-      ? ["1", previous.version, previous.jobId, previous.status, JSON.stringify(previous.metadata), previous.contentType, previous.blobKey,
-         previous.size, previous.sha256, previous.chunks, previous.updatedAt, ...nullable(previous.filename), ...nullable(previous.error)]
+      ? [
+          "1",
+          previous.version,
+          previous.jobId,
+          previous.status,
+          JSON.stringify(previous.metadata),
+          previous.contentType,
+          previous.blobKey,
+          previous.size,
+          previous.sha256,
+          previous.chunks,
+          previous.updatedAt,
+          ...nullable(previous.filename),
+          ...nullable(previous.error),
+        ]
       : ["0"];
     await this.#run((r) => r.catalogRollback(this.#ns, record.collection, record.docId, record.version, ...restore));
   }
@@ -119,7 +157,9 @@ export class RedisCatalog implements Catalog {
   async #mark(collection: string, docId: string, version: number, status: DocumentStatus, chunks: number | null, error: string | null) {
     const now = new Date().toISOString();
     const setChunks = chunks === null ? ["0", ""] : ["1", String(chunks)];
-    const reply = await this.#run((r) => r.catalogMark(this.#ns, collection, docId, version, status, now, ...setChunks, ...nullable(error)));
+    const reply = await this.#run((r) =>
+      r.catalogMark(this.#ns, collection, docId, version, status, now, ...setChunks, ...nullable(error)),
+    );
     return Number(reply) === 1;
   }
 
@@ -188,7 +228,10 @@ export class RedisCatalog implements Catalog {
   async listDocuments(collection: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
     const after = cursor === null ? "" : decodeCursor(cursor, "string");
     const rows = (await this.#run((r) => r.catalogList(this.#ns, collection, after, limit + 1))) as unknown[];
-    const items = rows.slice(0, limit).map(toRecord).filter((d) => d !== null);
+    const items = rows
+      .slice(0, limit)
+      .map(toRecord)
+      .filter((d) => d !== null);
     const last = items.at(-1);
     return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
   }

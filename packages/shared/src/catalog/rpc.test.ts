@@ -113,7 +113,10 @@ describe("catalog writes sent to the thread that owns them", () => {
 
   it("fails every call of a turn whose arguments cannot be sent, and goes on working", async () => {
     const { record } = await owner.accept(newDocument("c", "d"));
-    const calls = [remote.markReady("c", "d", record.version, 1), remote.markFailed("c", "d", record.version, (() => "x") as unknown as string)];
+    const calls = [
+      remote.markReady("c", "d", record.version, 1),
+      remote.markFailed("c", "d", record.version, (() => "x") as unknown as string),
+    ];
     for (const outcome of await Promise.allSettled(calls)) expect(outcome.status).toBe("rejected");
     expect(await remote.markReady("c", "d", record.version, 1)).toBe(true);
   });

@@ -32,11 +32,13 @@ describe("SqliteCatalog's counts per collection", () => {
 
   /** What the counts must be: an aggregate over every document. */
   const counted = (db: Db) =>
-    db.prepare(
-      `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
+    db
+      .prepare(
+        `SELECT c.name AS name, count(d.id) AS documents, coalesce(sum(d.status = 'ready'), 0) AS ready,
          coalesce(sum(d.status IN ('queued', 'processing')), 0) AS pending, coalesce(sum(d.status = 'failed'), 0) AS failed
        FROM collections c LEFT JOIN documents d ON d.collection = c.name GROUP BY c.name ORDER BY c.name`,
-    ).all();
+      )
+      .all();
 
   it("agree with the documents after any sequence of accepts, marks, rollbacks and deletes", async () => {
     const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
@@ -71,7 +73,9 @@ describe("SqliteCatalog's counts per collection", () => {
     await before.markFailed("old", "z", 1, "broken");
     await before.close();
     const older = new Database(file);
-    older.exec("DROP TRIGGER documents_counted_insert; DROP TRIGGER documents_counted_delete; DROP TRIGGER documents_counted_update; DROP TABLE collection_counts");
+    older.exec(
+      "DROP TRIGGER documents_counted_insert; DROP TRIGGER documents_counted_delete; DROP TRIGGER documents_counted_update; DROP TABLE collection_counts",
+    );
     older.pragma("user_version = 0"); // as every catalog from before schema versions
     older.close();
 
@@ -110,8 +114,13 @@ describe("SqliteCatalog's accepts in one transaction", () => {
     expect((await catalog.listDocuments("c", 10, null)).items.map((d) => d.docId)).toEqual(["y", "z"]);
     expect([...(await catalog.metadataFields(["c"]))].sort()).toEqual(["a", "b"]);
     expect([...(await catalog.metadataFields(["d"]))].sort()).toEqual(["p", "q"]);
-    expect((await catalog.listCollections()).map((k) => [k.name, k.documents])).toEqual([["c", 2], ["d", 2]]);
-    const stored = db.prepare("SELECT DISTINCT d.collection || '/' || j.key AS f FROM documents d, json_each(d.metadata) j ORDER BY f").all();
+    expect((await catalog.listCollections()).map((k) => [k.name, k.documents])).toEqual([
+      ["c", 2],
+      ["d", 2],
+    ]);
+    const stored = db
+      .prepare("SELECT DISTINCT d.collection || '/' || j.key AS f FROM documents d, json_each(d.metadata) j ORDER BY f")
+      .all();
     expect(stored).toEqual(db.prepare("SELECT collection || '/' || field AS f FROM collection_fields ORDER BY f").all());
     await catalog.close();
   });
@@ -126,8 +135,11 @@ describe("SqliteCatalog's pending documents", () => {
       for (let i = 0; i < 50; i++) await catalog.accept(newDocument("c", `d${i}`));
       db.exec("ANALYZE");
       const plan = (cursor: boolean) =>
-        db.prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`)
-          .all({ before: "9999", at: cursor ? "2000" : "", id: 0, limit: 10 }).map((r) => (r as { detail: string }).detail).join("; ");
+        db
+          .prepare(`EXPLAIN QUERY PLAN ${PENDING_SQL}`)
+          .all({ before: "9999", at: cursor ? "2000" : "", id: 0, limit: 10 })
+          .map((r) => (r as { detail: string }).detail)
+          .join("; ");
       for (const cursor of [false, true]) {
         expect(plan(cursor)).toMatch(/USING INDEX documents_pending_age/);
         expect(plan(cursor)).not.toMatch(/SCAN documents(?! USING)/);
@@ -196,7 +208,11 @@ describe("SqliteCatalog's queue claims", () => {
       // Enough rows that SQLite's statistics favour the indexes (on a few dozen it scans).
       for (let i = 0; i < 5000; i++) await catalog.accept(newDocument("c", `d${i}`));
       db.exec("ANALYZE");
-      const plan = db.prepare(`EXPLAIN QUERY PLAN ${CLAIM_SQL}`).all("2000", 10, 1000).map((r) => (r as { detail: string }).detail).join("; ");
+      const plan = db
+        .prepare(`EXPLAIN QUERY PLAN ${CLAIM_SQL}`)
+        .all("2000", 10, 1000)
+        .map((r) => (r as { detail: string }).detail)
+        .join("; ");
       expect(plan).toMatch(/SEARCH documents USING INTEGER PRIMARY KEY/);
       expect(plan).toMatch(/USING INDEX documents_queued/);
       expect(plan).not.toMatch(/SCAN documents(?! USING)/);
@@ -230,7 +246,12 @@ describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
   }
 
   const indexes = (db: Db) =>
-    db.prepare<[], { name: string }>("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name NOT LIKE 'sqlite_%' ORDER BY name").all().map((r) => r.name);
+    db
+      .prepare<[], { name: string }>(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'documents' AND name NOT LIKE 'sqlite_%' ORDER BY name",
+      )
+      .all()
+      .map((r) => r.name);
 
   it("opens the first version's (no counts, no fields, the queue index under its old name) migrated, its rows kept", async () => {
     const old = new Database(file);
@@ -265,7 +286,10 @@ describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
     const db = openDatabase(file, CATALOG_SCHEMA);
     expect(db.pragma("user_version", { simple: true })).toBe(newestVersion(CATALOG_SCHEMA));
     const catalog = new SqliteCatalog(db);
-    expect((await catalog.listCollections()).map((c) => [c.name, c.documents])).toEqual([["old", 3], ["other", 1]]);
+    expect((await catalog.listCollections()).map((c) => [c.name, c.documents])).toEqual([
+      ["old", 3],
+      ["other", 1],
+    ]);
     expect([...(await catalog.metadataFields(["other"]))]).toEqual(["kind"]);
     const blobs = new FsBlobStore(path.join(dir, "blobs"), { shared: { db, commit: new GroupCommit(db) } });
     expect(Buffer.from(await blobs.get("old/q/1")).toString()).toBe("hello");

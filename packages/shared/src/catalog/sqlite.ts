@@ -94,7 +94,9 @@ export class SqliteCatalog implements Catalog {
     this.#place = path.basename(db.name);
     this.#stmt = {
       addCollection: db.prepare("INSERT OR IGNORE INTO collections (name, created_at) VALUES (?, ?)"),
-      addFields: db.prepare<[string, string]>("INSERT OR IGNORE INTO collection_fields (collection, field) SELECT ?, key FROM json_each(?)"),
+      addFields: db.prepare<[string, string]>(
+        "INSERT OR IGNORE INTO collection_fields (collection, field) SELECT ?, key FROM json_each(?)",
+      ),
       fields: db.prepare<[string], { field: string }>(
         "SELECT DISTINCT field FROM collection_fields WHERE collection IN (SELECT value FROM json_each(?))",
       ),
@@ -173,7 +175,15 @@ export class SqliteCatalog implements Catalog {
         version: number;
         created_at: string;
       };
-      const record: DocumentRecord = { ...doc, version: row.version, status: "queued", chunks: 0, error: null, createdAt: row.created_at, updatedAt: now };
+      const record: DocumentRecord = {
+        ...doc,
+        version: row.version,
+        status: "queued",
+        chunks: 0,
+        error: null,
+        createdAt: row.created_at,
+        updatedAt: now,
+      };
       return { record, previous: before ? toRecord(before) : null };
     });
   }
@@ -274,9 +284,11 @@ export class SqliteCatalog implements Catalog {
   release(jobs: IngestJob[]): void {
     if (jobs.length === 0) return;
     writing(this.#place, () =>
-      this.#db.transaction(() => {
-        for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
-      }).immediate(),
+      this.#db
+        .transaction(() => {
+          for (const j of jobs) this.#stmt.release.run(j.collection, j.docId, j.version);
+        })
+        .immediate(),
     );
   }
 
@@ -287,13 +299,15 @@ export class SqliteCatalog implements Catalog {
 
   async deleteCollection(collection: string) {
     return writing(this.#place, () =>
-      this.#db.transaction(() => {
-        const removed = this.#stmt.deleteDocs.run(collection).changes;
-        this.#stmt.deleteCollection.run(collection);
-        this.#stmt.deleteCounts.run(collection);
-        this.#stmt.deleteFields.run(collection);
-        return removed;
-      }).immediate(),
+      this.#db
+        .transaction(() => {
+          const removed = this.#stmt.deleteDocs.run(collection).changes;
+          this.#stmt.deleteCollection.run(collection);
+          this.#stmt.deleteCounts.run(collection);
+          this.#stmt.deleteFields.run(collection);
+          return removed;
+        })
+        .immediate(),
     );
   }
 
@@ -322,7 +336,10 @@ export class SqliteCatalog implements Catalog {
     const [at = "", id = "0"] = cursor === null ? [] : decodeCursor(cursor, "string").split("|");
     const rows = this.#stmt.pending.all({ before, at, id: Number(id), limit: limit + 1 });
     const last = rows[Math.min(limit, rows.length) - 1];
-    return { items: rows.slice(0, limit).map(toRecord), next: rows.length > limit && last ? encodeCursor(`${last.updated_at}|${last.id}`) : null };
+    return {
+      items: rows.slice(0, limit).map(toRecord),
+      next: rows.length > limit && last ? encodeCursor(`${last.updated_at}|${last.id}`) : null,
+    };
   }
 
   async ping() {

@@ -7,7 +7,20 @@ const word = fc.oneof(
   { weight: 6, arbitrary: fc.stringMatching(/^[A-Za-z]{1,12}$/) },
   {
     weight: 2,
-    arbitrary: fc.constantFrom("e.g.", "3.5", "naïve", "ünïcödé", "日本語", "🦊", "👩‍👩‍👧", "x\u0301", "<|endoftext|>", "https://example.com/a?b=c", "**bold.**", '"quoted."'),
+    arbitrary: fc.constantFrom(
+      "e.g.",
+      "3.5",
+      "naïve",
+      "ünïcödé",
+      "日本語",
+      "🦊",
+      "👩‍👩‍👧",
+      "x\u0301",
+      "<|endoftext|>",
+      "https://example.com/a?b=c",
+      "**bold.**",
+      '"quoted."',
+    ),
   },
   { weight: 1, arbitrary: fc.string({ unit: "grapheme", minLength: 1, maxLength: 8 }) },
   { weight: 1, arbitrary: fc.string({ unit: "binary", minLength: 1, maxLength: 6 }) },
@@ -23,10 +36,21 @@ const longRun = fc.oneof(
   fc.string({ unit: "grapheme", minLength: 100, maxLength: 600 }).map((s) => s.replace(/\s/gu, "")),
 );
 const row = fc
-  .array(fc.oneof(sentence, fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(" "))), { minLength: 1, maxLength: 4 })
+  .array(
+    fc.oneof(
+      sentence,
+      fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join(" ")),
+    ),
+    { minLength: 1, maxLength: 4 },
+  )
   .chain((cells) => fc.constantFrom(`| ${cells.join(" | ")} |`, cells.join(" | ")));
 const table = fc.array(row, { minLength: 1, maxLength: 6 }).map((rows) => rows.join("\n"));
-const codeLine = fc.oneof(sentence, sentence.map((s) => `# ${s}`), fc.constant(""), fc.constant("  indented(); // and. More."));
+const codeLine = fc.oneof(
+  sentence,
+  sentence.map((s) => `# ${s}`),
+  fc.constant(""),
+  fc.constant("  indented(); // and. More."),
+);
 const codeBlock = fc
   .tuple(fc.constantFrom("```", "~~~", "````ts"), fc.array(codeLine, { minLength: 0, maxLength: 12 }), fc.boolean())
   .map(([fence, lines, closed]) => [fence, ...lines, ...(closed ? [fence.replace(/[^`~]/g, "")] : [])].join("\n"));
@@ -34,28 +58,35 @@ const separator = fc.constantFrom("\n\n", "\n", " ", "\n\n\n", "\t", " \u00a0", 
 const structured = fc
   .tuple(
     fc.constantFrom("", " ", "\n\n"),
-    fc.array(fc.tuple(fc.oneof({ weight: 6, arbitrary: paragraph }, { weight: 2, arbitrary: heading }, { weight: 1, arbitrary: longRun }, { weight: 1, arbitrary: table }, { weight: 1, arbitrary: codeBlock }), separator), {
-      minLength: 1,
-      maxLength: 10,
-    }),
+    fc.array(
+      fc.tuple(
+        fc.oneof(
+          { weight: 6, arbitrary: paragraph },
+          { weight: 2, arbitrary: heading },
+          { weight: 1, arbitrary: longRun },
+          { weight: 1, arbitrary: table },
+          { weight: 1, arbitrary: codeBlock },
+        ),
+        separator,
+      ),
+      {
+        minLength: 1,
+        maxLength: 10,
+      },
+    ),
   )
   .map(([lead, blocks]) => lead + blocks.map(([block, sep]) => block + sep).join(""));
-const unicodeNoise = fc.oneof(
-  fc.string({ unit: "binary", maxLength: 1500 }),
-  fc.string({ unit: "grapheme", maxLength: 1500 }),
-);
+const unicodeNoise = fc.oneof(fc.string({ unit: "binary", maxLength: 1500 }), fc.string({ unit: "grapheme", maxLength: 1500 }));
 const source = fc.oneof({ weight: 4, arbitrary: structured }, { weight: 1, arbitrary: unicodeNoise });
-const options: fc.Arbitrary<ChunkOptions> = fc
-  .integer({ min: 8, max: 300 })
-  .chain((chunkTokens) =>
-    fc.record({
-      chunkTokens: fc.constant(chunkTokens),
-      overlapTokens: fc.oneof(
-        { weight: 4, arbitrary: fc.integer({ min: 0, max: Math.floor(chunkTokens / 2) }) },
-        { weight: 1, arbitrary: fc.integer({ min: 0, max: chunkTokens - 1 }) },
-      ),
-    }),
-  );
+const options: fc.Arbitrary<ChunkOptions> = fc.integer({ min: 8, max: 300 }).chain((chunkTokens) =>
+  fc.record({
+    chunkTokens: fc.constant(chunkTokens),
+    overlapTokens: fc.oneof(
+      { weight: 4, arbitrary: fc.integer({ min: 0, max: Math.floor(chunkTokens / 2) }) },
+      { weight: 1, arbitrary: fc.integer({ min: 0, max: chunkTokens - 1 }) },
+    ),
+  }),
+);
 
 const HEADING_LINE = /^#{1,6}(?:[ \t\n]|$)/;
 
@@ -168,10 +199,25 @@ describe("chunkText properties", () => {
       fc.array(cell, { minLength: 1, maxLength: 4 }).map((items) => items.map((item) => `- ${item}`).join("\n")),
       fc
         .array(fc.array(cell, { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 8 })
-        .chain((rows) => fc.constantFrom(rows.map((cells) => `| ${cells.join(" | ")} |`), rows.map((cells) => cells.join(" | "))))
+        .chain((rows) =>
+          fc.constantFrom(
+            rows.map((cells) => `| ${cells.join(" | ")} |`),
+            rows.map((cells) => cells.join(" | ")),
+          ),
+        )
         .map((rows) => rows.join("\n")),
       fc
-        .tuple(fc.constantFrom("```", "~~~sh"), fc.array(fc.oneof(plainSentence, plainSentence.map((s) => `# ${s}`), fc.constant("")), { maxLength: 20 }))
+        .tuple(
+          fc.constantFrom("```", "~~~sh"),
+          fc.array(
+            fc.oneof(
+              plainSentence,
+              plainSentence.map((s) => `# ${s}`),
+              fc.constant(""),
+            ),
+            { maxLength: 20 },
+          ),
+        )
         .map(([fence, lines]) => [fence, ...lines, fence.slice(0, 3)].join("\n")),
     );
     fc.assert(
@@ -185,7 +231,9 @@ describe("chunkText properties", () => {
           const chunks = chunkText(text, opts);
           checkChunks(text, chunks, opts);
           // The oracle sees every table and code block the generator wrote.
-          const expected = blocks.filter((b) => b.startsWith("```") || b.startsWith("~~~")).length + blocks.filter((b) => b.includes(" | ")).reduce((n, b) => n + b.split("\n").length, 0);
+          const expected =
+            blocks.filter((b) => b.startsWith("```") || b.startsWith("~~~")).length +
+            blocks.filter((b) => b.includes(" | ")).reduce((n, b) => n + b.split("\n").length, 0);
           expect(structureRanges(text)).toHaveLength(expected);
         },
       ),

@@ -16,7 +16,11 @@ const CODE = [
   "docstore serve --port 8080",
   "```",
 ].join("\n");
-const BIG_CODE = ["~~~py", ...Array.from({ length: 30 }, (_, i) => (i % 5 === 4 ? "" : `# step ${i}. Then x_${i} = compute(${i}).`)), "~~~"].join("\n");
+const BIG_CODE = [
+  "~~~py",
+  ...Array.from({ length: 30 }, (_, i) => (i % 5 === 4 ? "" : `# step ${i}. Then x_${i} = compute(${i}).`)),
+  "~~~",
+].join("\n");
 const LIST = [
   "- First item. It has two sentences.",
   "- Second item, shorter.",
@@ -125,7 +129,10 @@ describe("chunkText on structured Markdown", () => {
   it("cuts the code block only between lines when it does not fit, even with no blank line", () => {
     const code = ["```", ...Array.from({ length: 12 }, (_, i) => `# comment ${i}. Then call(${i}). Done.`), "```"].join("\n");
     const source = `Intro.\n\n${code}\n\nOutro.`;
-    for (const opts of [{ chunkTokens: 40, overlapTokens: 0 }, { chunkTokens: 40, overlapTokens: 15 }]) {
+    for (const opts of [
+      { chunkTokens: 40, overlapTokens: 0 },
+      { chunkTokens: 40, overlapTokens: 15 },
+    ]) {
       const chunks = chunkText(source, opts);
       expectWellFormed(source, chunks, opts);
       expect(expectCutsAtLineBreaks(source, chunks, source.indexOf(code), source.indexOf(code) + code.length)).toBeGreaterThan(1);

@@ -4,7 +4,8 @@ import { createChunker, type Chunker } from "./chunker.ts";
 import { chunkDocument } from "./document.ts";
 
 const options = { chunkTokens: 48, overlapTokens: 8 };
-const prose = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `Sentence ${i} of ${tag} is about herons, terns and plovers.`).join(" ");
+const prose = (n: number, tag: string) =>
+  Array.from({ length: n }, (_, i) => `Sentence ${i} of ${tag} is about herons, terns and plovers.`).join(" ");
 const pages = (texts: string[]): { text: string; sections: Section[] } => {
   const sections: Section[] = [];
   let text = "";
@@ -17,7 +18,10 @@ const pages = (texts: string[]): { text: string; sections: Section[] } => {
 };
 const docs: { text: string; sections: Section[] }[] = [
   { text: prose(40, "plain text"), sections: [] },
-  { text: `# Birds\n\n${prose(8, "the intro")}\n\n## Shore birds\n\n${prose(12, "shore birds")}\n\n## Sea birds\n\n${prose(6, "sea birds")}`, sections: [] },
+  {
+    text: `# Birds\n\n${prose(8, "the intro")}\n\n## Shore birds\n\n${prose(12, "shore birds")}\n\n## Sea birds\n\n${prose(6, "sea birds")}`,
+    sections: [],
+  },
   pages([prose(9, "page one"), prose(3, "page two"), prose(14, "page three")]),
   { text: "", sections: [] },
   { text: " \n\t ", sections: [] },
@@ -32,7 +36,9 @@ afterEach(async () => {
 describe("createChunker", () => {
   it("fails a call with the error chunking threw, of the same class and message as on the caller's thread", async () => {
     const bad = { chunkTokens: 1, overlapTokens: 0 };
-    const inline = await createChunker(bad, 0).chunk(docs[0]!.text, []).catch((err: unknown) => err);
+    const inline = await createChunker(bad, 0)
+      .chunk(docs[0]!.text, [])
+      .catch((err: unknown) => err);
     const chunker = createChunker(bad, 1);
     open.push(chunker);
     const threaded = await chunker.chunk(docs[0]!.text, []).catch((err: unknown) => err);

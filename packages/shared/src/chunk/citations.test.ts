@@ -6,8 +6,18 @@ describe("citeChunks", () => {
   it("gives each chunk the heading path above it, ignoring code blocks", () => {
     const text = "# Guide\nintro\n## Install\nsteps\n```\n# not a heading\n```\n## Use\nrun it\n# Appendix\nmore";
     const at = (s: string) => text.indexOf(s);
-    const cites = citeChunks(text, [], [{ start: 0 }, { start: at("steps") }, { start: at("not a") }, { start: at("## Use") }, { start: at("more") }]);
-    expect(cites.map((c) => c.headingPath)).toEqual([["Guide"], ["Guide", "Install"], ["Guide", "Install"], ["Guide", "Use"], ["Appendix"]]);
+    const cites = citeChunks(
+      text,
+      [],
+      [{ start: 0 }, { start: at("steps") }, { start: at("not a") }, { start: at("## Use") }, { start: at("more") }],
+    );
+    expect(cites.map((c) => c.headingPath)).toEqual([
+      ["Guide"],
+      ["Guide", "Install"],
+      ["Guide", "Install"],
+      ["Guide", "Use"],
+      ["Appendix"],
+    ]);
   });
 
   it("gives each chunk the page, sheet or slide where it starts", () => {
@@ -18,7 +28,10 @@ describe("citeChunks", () => {
     ]);
     const cites = citeChunks(text, sections, [{ start: 0 }, { start: text.indexOf("two") }, { start: text.indexOf("page three") }]);
     expect(cites.map((c) => c.page)).toEqual([1, 2, 3]);
-    const sheets = joinSections([{ text: "a: 1", at: { sheet: "Q1" } }, { text: "b: 2", at: { sheet: "Q2" } }]);
+    const sheets = joinSections([
+      { text: "a: 1", at: { sheet: "Q1" } },
+      { text: "b: 2", at: { sheet: "Q2" } },
+    ]);
     expect(citeChunks(sheets.text, sheets.sections, [{ start: sheets.text.indexOf("b:") }])).toEqual([{ sheet: "Q2" }]);
   });
 });

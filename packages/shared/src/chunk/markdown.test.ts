@@ -25,12 +25,28 @@ describe("one Markdown reader for chunk breaks and heading paths", () => {
   });
 
   it("agrees on every heading break and heading, whatever the fences", () => {
-    const parts = ["# A", "text.", "```", "# in code", "~~~", "```", "## B", "~~~~", "### in tilde", "~~~", "~~~~", "#### C", "    # indented"];
+    const parts = [
+      "# A",
+      "text.",
+      "```",
+      "# in code",
+      "~~~",
+      "```",
+      "## B",
+      "~~~~",
+      "### in tilde",
+      "~~~",
+      "~~~~",
+      "#### C",
+      "    # indented",
+    ];
     for (let seed = 0; seed < 200; seed++) {
       let x = seed;
       const lines = Array.from({ length: 12 }, () => parts[(x = (x * 1103515245 + 12345) % 2 ** 31) % parts.length]!);
       const text = lines.join("\n").trim(); // the splitter takes trimmed text, as the chunker gives it
-      const fromHeadings = headings(text).map((h) => h.at).filter((at) => at > 0);
+      const fromHeadings = headings(text)
+        .map((h) => h.at)
+        .filter((at) => at > 0);
       expect(headingBreaks(text), text).toEqual(fromHeadings);
     }
   });

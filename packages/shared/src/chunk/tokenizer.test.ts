@@ -4,7 +4,8 @@ import { encode } from "gpt-tokenizer/encoding/cl100k_base";
 import { countTokens, countTokensWithin, preTokenize, tokenBoundaries } from "./tokenizer.ts";
 
 /** cl100k_base's published pre-tokenizer expression. */
-const CL100K_PIECES = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
+const CL100K_PIECES =
+  /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/gu;
 
 /**
  * Holds the pre-tokenizer to the published expression and the counts to the library's encoding,
@@ -32,7 +33,31 @@ describe("tokenizer", () => {
   });
 
   it("counts exactly what the library encodes, piece cache warm or cold, on any text", () => {
-    const word = fc.constantFrom("the", " the", "The", " cat's", "'ll", "'VE", "naïve", " über", "12345", " 7", "漢字", "🦊", "\n", "\r\n", "  ", "\t", " \n ", "...", " ?!", "<|endoftext|>", "\uFEFF", "\uD800", "x".repeat(60));
+    const word = fc.constantFrom(
+      "the",
+      " the",
+      "The",
+      " cat's",
+      "'ll",
+      "'VE",
+      "naïve",
+      " über",
+      "12345",
+      " 7",
+      "漢字",
+      "🦊",
+      "\n",
+      "\r\n",
+      "  ",
+      "\t",
+      " \n ",
+      "...",
+      " ?!",
+      "<|endoftext|>",
+      "\uFEFF",
+      "\uD800",
+      "x".repeat(60),
+    );
     const text = fc.oneof(
       fc.string({ unit: "binary", maxLength: 200 }),
       fc.string({ unit: "grapheme", maxLength: 200 }),
@@ -46,8 +71,36 @@ describe("tokenizer", () => {
     // where an ASCII piece would run into a letter, digit, space or mark of another script.
     const fragment = fc.constantFrom(
       ..."'s 'S 'd 'M 't 'll 'lL 'Ll 've 'vE 're 'RE 'x ' '' word Word WORD a 1 123 4567 ! ?! . - _ \" ( ) [ ] {}".split(" "),
-      " ", "  ", "   ", "\t", "\v", "\f", "\r", "\n", "\r\n", " \n", "\n ", " \r\n\t", "\x00", "\x1f", "\x7f", " '", " 's", " !", " 12",
-      "é", "É", "\u00a0", "\u2028", "–", "β", "٣", "漢", "🦊", "\uFEFF", "\uD800",
+      " ",
+      "  ",
+      "   ",
+      "\t",
+      "\v",
+      "\f",
+      "\r",
+      "\n",
+      "\r\n",
+      " \n",
+      "\n ",
+      " \r\n\t",
+      "\x00",
+      "\x1f",
+      "\x7f",
+      " '",
+      " 's",
+      " !",
+      " 12",
+      "é",
+      "É",
+      "\u00a0",
+      "\u2028",
+      "–",
+      "β",
+      "٣",
+      "漢",
+      "🦊",
+      "\uFEFF",
+      "\uD800",
     );
     const text = fc.oneof(
       fc.string({ unit: "binary-ascii", maxLength: 300 }),
@@ -64,7 +117,9 @@ describe("tokenizer", () => {
 
   it("cuts a run longer than 1,000 characters wherever it lies in the text, and only such a run", () => {
     const lib = (t: string) => encode(t, { disallowedSpecial: new Set() }).length;
-    const prose = fc.array(fc.constantFrom("cells", "of", "the", "immune", "system,", "12", "(n=40)."), { maxLength: 300 }).map((w) => w.join(" "));
+    const prose = fc
+      .array(fc.constantFrom("cells", "of", "the", "immune", "system,", "12", "(n=40)."), { maxLength: 300 })
+      .map((w) => w.join(" "));
     fc.assert(
       fc.property(prose, prose, fc.integer({ min: 900, max: 1200 }), fc.constantFrom("x", "-", "\t"), (before, after, length, unit) => {
         const edge = unit === "\t" ? "." : " "; // of another class, so that the run is `length` long
@@ -110,7 +165,13 @@ describe("tokenizer", () => {
       expect(b.offset).toBeGreaterThan(previous.offset);
       expect(b.tokens).toBeGreaterThan(previous.tokens);
       const code = text.charCodeAt(b.offset);
-      expect(code >= 0xdc00 && code <= 0xdfff && b.offset < text.length && text.charCodeAt(b.offset - 1) >= 0xd800 && text.charCodeAt(b.offset - 1) <= 0xdbff).toBe(false);
+      expect(
+        code >= 0xdc00 &&
+          code <= 0xdfff &&
+          b.offset < text.length &&
+          text.charCodeAt(b.offset - 1) >= 0xd800 &&
+          text.charCodeAt(b.offset - 1) <= 0xdbff,
+      ).toBe(false);
       previous = b;
     }
   });

@@ -24,7 +24,8 @@ const MAX_RUN = 1000;
  * match of the whole text finds there. Property tests hold the pieces equal to the expression's
  * and the sum equal to the library's count, on any text.
  */
-const PIECE_AT = /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/uy;
+const PIECE_AT =
+  /'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s+$|\s*[\r\n]|\s+(?!\S)|\s/uy;
 const CACHED_PIECE_CHARS = 48;
 const CACHE_ENTRIES = 100_000;
 const CACHE_SLOTS = 1 << 18; // a power of two, well above CACHE_ENTRIES

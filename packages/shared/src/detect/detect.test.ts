@@ -31,10 +31,19 @@ function refusal(input: Parameters<typeof detectType>[0]): UnsupportedMediaTypeE
 describe("detectType: formats with an extractor are known by their bytes", () => {
   const cases: Array<[string, Uint8Array, string?]> = [
     ["application/pdf", utf8("%PDF-1.7\n%âãÏÓ\n1 0 obj")],
-    ["application/vnd.openxmlformats-officedocument.wordprocessingml.document", zip(zipEntry("[Content_Types].xml", "<Types/>"), zipEntry("word/document.xml", "<w/>"))],
-    ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", zip(zipEntry("[Content_Types].xml"), zipEntry("xl/workbook.xml"))],
+    [
+      "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+      zip(zipEntry("[Content_Types].xml", "<Types/>"), zipEntry("word/document.xml", "<w/>")),
+    ],
+    [
+      "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+      zip(zipEntry("[Content_Types].xml"), zipEntry("xl/workbook.xml")),
+    ],
     ["application/vnd.openxmlformats-officedocument.presentationml.presentation", zip(zipEntry("ppt/presentation.xml"))],
-    ["application/vnd.oasis.opendocument.text", zip(zipEntry("mimetype", "application/vnd.oasis.opendocument.text"), zipEntry("content.xml"))],
+    [
+      "application/vnd.oasis.opendocument.text",
+      zip(zipEntry("mimetype", "application/vnd.oasis.opendocument.text"), zipEntry("content.xml")),
+    ],
     ["application/rtf", utf8("{\\rtf1\\ansi Hello}")],
   ];
   for (const [type, data] of cases) {
@@ -77,7 +86,10 @@ describe("detectType: other binary formats are refused by name", () => {
   it("says that a ZIP archive is not a valid Office file, naming the one its name claims", () => {
     const archive = zip(zipEntry("notes.txt", "hello"));
     for (const [filename, message] of [
-      ["notes.zip", "a ZIP archive that is not a DOCX, XLSX or PPTX file (no word/, xl/ or ppt/ folder in it); other ZIP archives are not read"],
+      [
+        "notes.zip",
+        "a ZIP archive that is not a DOCX, XLSX or PPTX file (no word/, xl/ or ppt/ folder in it); other ZIP archives are not read",
+      ],
       ["report.docx", "not a valid DOCX file: a ZIP archive without the word/ folder of one"],
       ["sheet.XLSX", "not a valid XLSX file: a ZIP archive without the xl/ folder of one"],
     ]) {
@@ -88,7 +100,11 @@ describe("detectType: other binary formats are refused by name", () => {
   });
 
   it("trusts the bytes over the filename and the declared type", () => {
-    const error = refusal({ bytes: bytes(0x89, "PNG", 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, "IHDR"), filename: "notes.txt", declaredType: "text/plain" });
+    const error = refusal({
+      bytes: bytes(0x89, "PNG", 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, "IHDR"),
+      filename: "notes.txt",
+      declaredType: "text/plain",
+    });
     expect(error.message).toBe("unsupported file type image/png");
   });
 
@@ -164,7 +180,7 @@ describe("detectType: text formats", () => {
 
   it.each([
     ["<!DOCTYPE html>\n<html><body>Hi</body></html>", "text/html"],
-    ["  \n<html lang=\"en\"><p>Hi</p></html>", "text/html"],
+    ['  \n<html lang="en"><p>Hi</p></html>', "text/html"],
     ['<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml"></html>', "text/html"],
     ['{"title": "x", "n": [1, 2]}', "application/json"],
     ['[{"a": 1}, {"a": 2}]', "application/json"],

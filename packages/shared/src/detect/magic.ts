@@ -30,7 +30,10 @@ const at = (offset: number, ...parts: Array<number | string>) => {
   return (bytes: Uint8Array) => expected.every((b, i) => bytes[offset + i] === b);
 };
 const starts = (...parts: Array<number | string>) => at(0, ...parts);
-const anyOf = (...tests: Array<(bytes: Uint8Array) => boolean>) => (bytes: Uint8Array) => tests.some((t) => t(bytes));
+const anyOf =
+  (...tests: Array<(bytes: Uint8Array) => boolean>) =>
+  (bytes: Uint8Array) =>
+    tests.some((t) => t(bytes));
 const RIFF = "application/x-riff";
 
 const SIGNATURES: readonly Signature[] = [

@@ -135,7 +135,10 @@ class Doctor {
     do {
       const page: Awaited<ReturnType<Catalog["listDocuments"]>> = await catalog.listDocuments(collection, batch, cursor);
       cursor = page.next;
-      const entries = await this.#entries(collection, page.items.map((d) => d.docId));
+      const entries = await this.#entries(
+        collection,
+        page.items.map((d) => d.docId),
+      );
       for (const record of page.items) named.add(record.blobKey);
       this.#report.checked.documents += page.items.length;
       await eachLimited(page.items, (record) => this.#document(record, entries.get(record.docId), present, listedAt));
@@ -147,7 +150,8 @@ class Doctor {
   async #entries(collection: string, docIds: string[]): Promise<Map<string, IndexEntry>> {
     const entries = new Map<string, IndexEntry>();
     if (docIds.length === 0) return entries;
-    for await (const found of this.#ports.index.inventory({ collection, docIds }, this.#options.batch)) for (const e of found) entries.set(e.docId, e);
+    for await (const found of this.#ports.index.inventory({ collection, docIds }, this.#options.batch))
+      for (const e of found) entries.set(e.docId, e);
     return entries;
   }
 
@@ -232,7 +236,9 @@ class Doctor {
         await queue.resubmit({ collection, docId, version, jobId });
         return "queued for indexing again";
       case "resubmit":
-        return (await queue.resubmit({ collection, docId, version, jobId })) ? "its job queued again" : "a job with its id is pending again";
+        return (await queue.resubmit({ collection, docId, version, jobId }))
+          ? "its job queued again"
+          : "a job with its id is pending again";
     }
   }
 
@@ -241,7 +247,10 @@ class Doctor {
     for await (const entries of index.inventory({ collection }, this.#options.batch)) {
       this.#report.checked.indexDocuments += entries.length;
       const records = await Promise.all(entries.map((e) => catalog.get(e.collection, e.docId)));
-      await eachLimited(entries.filter((_, i) => records[i] === null), (e) => this.#orphan(e));
+      await eachLimited(
+        entries.filter((_, i) => records[i] === null),
+        (e) => this.#orphan(e),
+      );
     }
   }
 
@@ -249,11 +258,20 @@ class Doctor {
     const { collection, docId, version } = entry;
     // Looked up again: a document loaded since the batch was read is no orphan.
     if (await this.#ports.catalog.get(collection, docId)) return;
-    const finding: Finding = { kind: "index_orphan", detail: `the index holds version ${version} with ${chunks(entry.chunks)}, the catalog has no such document`, steps: [] };
+    const finding: Finding = {
+      kind: "index_orphan",
+      detail: `the index holds version ${version} with ${chunks(entry.chunks)}, the catalog has no such document`,
+      steps: [],
+    };
     this.#report.found.index_orphan++;
     if (!this.#options.repair) return this.#example(collection, docId, finding, "none (report only)");
     if (this.#catalogEmpty) {
-      return this.#example(collection, docId, finding, "not removed: the catalog holds no collection at all, so it looks lost rather than emptied (restore it, or delete the collection)");
+      return this.#example(
+        collection,
+        docId,
+        finding,
+        "not removed: the catalog holds no collection at all, so it looks lost rather than emptied (restore it, or delete the collection)",
+      );
     }
     await this.#ports.index.deleteDocument(collection, docId, version);
     this.#report.repaired.index_orphan++;

@@ -9,8 +9,10 @@ import type { DocumentRecord, IndexEntry } from "../ports.ts";
 export const DISAGREEMENTS = {
   blob_missing: "a document not ready, or not indexed whole, whose raw content is gone: marked failed, its indexed version removed",
   index_missing: "a ready document the index does not hold: queued for indexing again",
-  index_mismatch: "a ready document indexed in another version or with other chunks than the catalog says: removed from the index and queued for indexing again",
-  index_stale: "a version the index holds that the catalog does not make searchable (newer than the catalog's, or of a failed document): removed from the index",
+  index_mismatch:
+    "a ready document indexed in another version or with other chunks than the catalog says: removed from the index and queued for indexing again",
+  index_stale:
+    "a version the index holds that the catalog does not make searchable (newer than the catalog's, or of a failed document): removed from the index",
   index_orphan: "a document the index holds and the catalog does not know: removed from the index",
   job_lost: "a queued or processing document whose job is in no queue (Redis restarted empty): its job queued again",
   blob_orphan: "a raw copy no document names, over an hour old: deleted",
@@ -20,7 +22,8 @@ export type Disagreement = keyof typeof DISAGREEMENTS;
 
 /** Found and reported, but nothing can repair it. */
 export const UNREPAIRABLE = {
-  raw_copy_missing: "a ready document indexed whole whose raw copy is gone: still searchable, but it cannot be indexed again (load it again to restore it)",
+  raw_copy_missing:
+    "a ready document indexed whole whose raw copy is gone: still searchable, but it cannot be indexed again (load it again to restore it)",
 } as const;
 
 export type Unrepairable = keyof typeof UNREPAIRABLE;
@@ -56,26 +59,61 @@ export function judge({ record, entry, blobGone, jobLost }: Facts): Finding[] {
   // The index shows a version only after the catalog made it current, and versions only grow
   // but through a delete or a rollback: one above the catalog's is left from before those.
   if (entry && entry.version > v) {
-    findings.push({ kind: "index_stale", detail: `the index holds version ${entry.version}, the catalog's is ${v}`, steps: [{ do: "remove_version", version: entry.version }] });
+    findings.push({
+      kind: "index_stale",
+      detail: `the index holds version ${entry.version}, the catalog's is ${v}`,
+      steps: [{ do: "remove_version", version: entry.version }],
+    });
     entry = undefined;
   }
   const dropIndexed: Step[] = entry ? [{ do: "remove_version", version: entry.version }] : [];
   switch (record.status) {
     case "failed":
-      if (entry) findings.push({ kind: "index_stale", detail: `failed (${record.error ?? "no reason"}), yet version ${entry.version} is searchable`, steps: dropIndexed });
+      if (entry)
+        findings.push({
+          kind: "index_stale",
+          detail: `failed (${record.error ?? "no reason"}), yet version ${entry.version} is searchable`,
+          steps: dropIndexed,
+        });
       break;
     case "ready": {
       const whole = entry !== undefined && entry.version === v && entry.chunks === record.chunks;
-      if (blobGone && whole) findings.push({ kind: "raw_copy_missing", detail: `version ${v} is indexed whole, its raw copy ${record.blobKey} is gone`, steps: [] });
-      else if (blobGone) findings.push({ kind: "blob_missing", detail: `ready, its raw copy ${record.blobKey} is gone and ${described(entry, record)}`, steps: [{ do: "mark_failed", reason: MISSING_BLOB_REASON }, ...dropIndexed] });
-      else if (!entry) findings.push({ kind: "index_missing", detail: `ready with ${chunks(record.chunks)} in version ${v}, and the index holds none`, steps: [{ do: "requeue" }] });
-      else if (!whole) findings.push({ kind: "index_mismatch", detail: `ready; ${described(entry, record)}`, steps: [...dropIndexed, { do: "requeue" }] });
+      if (blobGone && whole)
+        findings.push({
+          kind: "raw_copy_missing",
+          detail: `version ${v} is indexed whole, its raw copy ${record.blobKey} is gone`,
+          steps: [],
+        });
+      else if (blobGone)
+        findings.push({
+          kind: "blob_missing",
+          detail: `ready, its raw copy ${record.blobKey} is gone and ${described(entry, record)}`,
+          steps: [{ do: "mark_failed", reason: MISSING_BLOB_REASON }, ...dropIndexed],
+        });
+      else if (!entry)
+        findings.push({
+          kind: "index_missing",
+          detail: `ready with ${chunks(record.chunks)} in version ${v}, and the index holds none`,
+          steps: [{ do: "requeue" }],
+        });
+      else if (!whole)
+        findings.push({ kind: "index_mismatch", detail: `ready; ${described(entry, record)}`, steps: [...dropIndexed, { do: "requeue" }] });
       break;
     }
     case "queued":
     case "processing":
-      if (blobGone) findings.push({ kind: "blob_missing", detail: `${record.status}, its raw copy ${record.blobKey} is gone`, steps: [{ do: "mark_failed", reason: MISSING_BLOB_REASON }, ...dropIndexed] });
-      else if (jobLost) findings.push({ kind: "job_lost", detail: `${record.status} since ${record.updatedAt}, and no queue holds job ${record.jobId}`, steps: [{ do: "resubmit" }] });
+      if (blobGone)
+        findings.push({
+          kind: "blob_missing",
+          detail: `${record.status}, its raw copy ${record.blobKey} is gone`,
+          steps: [{ do: "mark_failed", reason: MISSING_BLOB_REASON }, ...dropIndexed],
+        });
+      else if (jobLost)
+        findings.push({
+          kind: "job_lost",
+          detail: `${record.status} since ${record.updatedAt}, and no queue holds job ${record.jobId}`,
+          steps: [{ do: "resubmit" }],
+        });
       break;
   }
   return findings;

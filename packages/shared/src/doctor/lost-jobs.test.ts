@@ -47,7 +47,8 @@ describe("recoverLostJobs", () => {
       await new Promise((r) => setTimeout(r, 3));
     }
     // d1 and d3 still have their jobs; d4 was indexed meanwhile; the others' jobs are lost.
-    for (const r of [records[1]!, records[3]!]) await queue.enqueue([{ collection: "c", docId: r.docId, version: r.version, jobId: r.jobId }]);
+    for (const r of [records[1]!, records[3]!])
+      await queue.enqueue([{ collection: "c", docId: r.docId, version: r.version, jobId: r.jobId }]);
     await catalog.markReady("c", "d4", 1, 1);
     const ports = { catalog, queue, logger };
     const round = (cursor: string | null) => recoverLostJobs(ports, { lostAfterMs: 0, limit: 2, cursor });
@@ -60,9 +61,17 @@ describe("recoverLostJobs", () => {
     const jobs = (await raw.getJobs(["waiting"])).map((j) => j.data.docId).sort();
     expect(jobs).toEqual(["d0", "d1", "d2", "d3"]);
     // Nothing is lost now: another round, from the start, queues nothing twice.
-    expect(await recoverLostJobs(ports, { lostAfterMs: 0, limit: 100, cursor: null })).toEqual({ checked: 4, resubmitted: 0, cursor: null });
+    expect(await recoverLostJobs(ports, { lostAfterMs: 0, limit: 100, cursor: null })).toEqual({
+      checked: 4,
+      resubmitted: 0,
+      cursor: null,
+    });
     expect(await raw.getJobCounts("waiting")).toEqual({ waiting: 4 });
     // Documents that changed within the grace are not looked at.
-    expect(await recoverLostJobs(ports, { lostAfterMs: 60_000, limit: 100, cursor: null })).toEqual({ checked: 0, resubmitted: 0, cursor: null });
+    expect(await recoverLostJobs(ports, { lostAfterMs: 60_000, limit: 100, cursor: null })).toEqual({
+      checked: 0,
+      resubmitted: 0,
+      cursor: null,
+    });
   });
 });

@@ -29,7 +29,10 @@ export interface RoundOptions {
 const PAGE = 200;
 
 /** One round: returns what it looked at, what it queued again, and where the next round resumes. */
-export async function recoverLostJobs(ports: RecoveryPorts, options: RoundOptions): Promise<{ checked: number; resubmitted: number; cursor: string | null }> {
+export async function recoverLostJobs(
+  ports: RecoveryPorts,
+  options: RoundOptions,
+): Promise<{ checked: number; resubmitted: number; cursor: string | null }> {
   const { catalog, queue } = ports;
   const before = new Date(Date.now() - options.lostAfterMs).toISOString();
   let cursor = options.cursor;
@@ -47,7 +50,10 @@ export async function recoverLostJobs(ports: RecoveryPorts, options: RoundOption
       if (!now || now.version !== d.version || (now.status !== "queued" && now.status !== "processing")) continue;
       if (await queue.resubmit({ collection: d.collection, docId: d.docId, version: d.version, jobId: d.jobId })) {
         resubmitted++;
-        ports.logger.info({ collection: d.collection, docId: d.docId, version: d.version, jobId: d.jobId, status: d.status, since: d.updatedAt }, "queued a lost job again");
+        ports.logger.info(
+          { collection: d.collection, docId: d.docId, version: d.version, jobId: d.jobId, status: d.status, since: d.updatedAt },
+          "queued a lost job again",
+        );
       }
     }
     cursor = page.next;
@@ -66,21 +72,26 @@ export interface LostJobRecovery {
  * where the last stopped and starting over once it reached the end. A round that fails (Redis
  * or the catalog down) is logged and tried again at the next tick.
  */
-export function startLostJobRecovery(ports: RecoveryPorts, options: { intervalMs: number; lostAfterMs: number; perRound?: number }): LostJobRecovery {
+export function startLostJobRecovery(
+  ports: RecoveryPorts,
+  options: { intervalMs: number; lostAfterMs: number; perRound?: number },
+): LostJobRecovery {
   let cursor: string | null = null;
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let round: Promise<void> = Promise.resolve();
   const tick = () => {
-    round = recoverLostJobs(ports, { lostAfterMs: options.lostAfterMs, limit: options.perRound ?? 2000, cursor }).then(
-      (r) => {
-        cursor = r.cursor;
-        if (r.resubmitted > 0) ports.logger.info({ checked: r.checked, resubmitted: r.resubmitted }, "recovered lost jobs");
-      },
-      (err: unknown) => ports.logger.warn({ err }, "lost-job recovery round failed; will retry"),
-    ).finally(() => {
-      if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
-    });
+    round = recoverLostJobs(ports, { lostAfterMs: options.lostAfterMs, limit: options.perRound ?? 2000, cursor })
+      .then(
+        (r) => {
+          cursor = r.cursor;
+          if (r.resubmitted > 0) ports.logger.info({ checked: r.checked, resubmitted: r.resubmitted }, "recovered lost jobs");
+        },
+        (err: unknown) => ports.logger.warn({ err }, "lost-job recovery round failed; will retry"),
+      )
+      .finally(() => {
+        if (!stopped) timer = setTimeout(tick, options.intervalMs).unref();
+      });
   };
   timer = setTimeout(tick, options.intervalMs).unref();
   return {

@@ -22,7 +22,9 @@ export function decodeCursor(cursor: string, kind: "string" | "number"): string 
   }
   if (typeof value !== kind || (kind === "number" && !(Number.isSafeInteger(value) && (value as number) >= 0))) {
     const shown = JSON.stringify(cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor);
-    throw new BadRequestError(`cursor: received ${shown}, which is not a cursor this service returned; send the next_cursor of the previous page as it was given`);
+    throw new BadRequestError(
+      `cursor: received ${shown}, which is not a cursor this service returned; send the next_cursor of the previous page as it was given`,
+    );
   }
   return value as string | number;
 }

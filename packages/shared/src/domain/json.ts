@@ -49,5 +49,7 @@ function stringEnd(text: string, open: number): number {
 
 /** The message for JSON nested deeper than MAX_JSON_DEPTH, or null when it is not. */
 export function tooDeep(text: string): string | null {
-  return jsonDepth(text) > MAX_JSON_DEPTH ? `JSON nested more than ${MAX_JSON_DEPTH} levels deep; accepted: at most ${MAX_JSON_DEPTH} levels` : null;
+  return jsonDepth(text) > MAX_JSON_DEPTH
+    ? `JSON nested more than ${MAX_JSON_DEPTH} levels deep; accepted: at most ${MAX_JSON_DEPTH} levels`
+    : null;
 }

@@ -33,7 +33,14 @@ describe("parseMetadata", () => {
   });
 
   it("exports the known field types the filter parser uses", () => {
-    expect(KNOWN_FIELD_TYPES).toEqual({ sys_id: "string", status: "string", type: "string", priority: "integer", flag: "boolean", created: "instant" });
+    expect(KNOWN_FIELD_TYPES).toEqual({
+      sys_id: "string",
+      status: "string",
+      type: "string",
+      priority: "integer",
+      flag: "boolean",
+      created: "instant",
+    });
   });
 
   it.each([

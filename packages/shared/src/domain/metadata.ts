@@ -71,18 +71,19 @@ const shape = z.unknown().superRefine((v, ctx) => {
   if (keys.length > L.keys) ctx.addIssue({ code: "custom", message: `at most ${L.keys} keys allowed, got ${keys.length}` });
   for (const key of keys) {
     if (key.length > L.keyLength || !METADATA_KEY.test(key) || key === "__proto__") {
-      ctx.addIssue({ code: "custom", message: `invalid key ${quote(key)}: keys must match [a-z_][a-z0-9_]* (at most ${L.keyLength} characters)` });
+      ctx.addIssue({
+        code: "custom",
+        message: `invalid key ${quote(key)}: keys must match [a-z_][a-z0-9_]* (at most ${L.keyLength} characters)`,
+      });
     }
   }
 });
 
 /** Document metadata as accepted at upload time; its issues name the offending key. */
-export const metadataSchema = shape
-  .pipe(z.object(known).catchall(value))
-  .superRefine((v, ctx) => {
-    const bytes = Buffer.byteLength(JSON.stringify(v), "utf8");
-    if (bytes > L.jsonBytes) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON, more than ${L.jsonBytes}` });
-  });
+export const metadataSchema = shape.pipe(z.object(known).catchall(value)).superRefine((v, ctx) => {
+  const bytes = Buffer.byteLength(JSON.stringify(v), "utf8");
+  if (bytes > L.jsonBytes) ctx.addIssue({ code: "custom", message: `${bytes} bytes of JSON, more than ${L.jsonBytes}` });
+});
 
 /**
  * What `metadataSchema` accepts, as JSON Schema for the API's description: built from the same
@@ -92,7 +93,12 @@ export const metadataSchema = shape
 export function metadataJsonSchema(): Record<string, unknown> {
   const string = { type: "string", maxLength: L.stringLength };
   const scalar = { anyOf: [string, { type: "number" }, { type: "boolean" }] };
-  const types = { string, integer: { type: "integer" }, boolean: { type: "boolean" }, instant: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" } };
+  const types = {
+    string,
+    integer: { type: "integer" },
+    boolean: { type: "boolean" },
+    instant: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$" },
+  };
   return {
     type: "object",
     maxProperties: L.keys,

@@ -35,8 +35,25 @@ export function uuidv7(): string {
   const ms = lastMs;
   const h = (byte: number) => hex[byte & 0xff]!;
   return (
-    h(ms / 0x10000000000) + h(ms / 0x100000000) + h(ms / 0x1000000) + h(ms / 0x10000) + "-" + h(ms / 0x100) + h(ms) + "-" +
-    h(0x70 | ((counter >>> 28) & 0x0f)) + h(counter >>> 20) + "-" + h(0x80 | ((counter >>> 14) & 0x3f)) + h(counter >>> 6) + "-" +
-    h(((counter << 2) & 0xff) | (pool[r + 4]! & 0x03)) + h(pool[r + 5]!) + h(pool[r + 6]!) + h(pool[r + 7]!) + h(pool[r + 8]!) + h(pool[r + 9]!)
+    h(ms / 0x10000000000) +
+    h(ms / 0x100000000) +
+    h(ms / 0x1000000) +
+    h(ms / 0x10000) +
+    "-" +
+    h(ms / 0x100) +
+    h(ms) +
+    "-" +
+    h(0x70 | ((counter >>> 28) & 0x0f)) +
+    h(counter >>> 20) +
+    "-" +
+    h(0x80 | ((counter >>> 14) & 0x3f)) +
+    h(counter >>> 6) +
+    "-" +
+    h(((counter << 2) & 0xff) | (pool[r + 4]! & 0x03)) +
+    h(pool[r + 5]!) +
+    h(pool[r + 6]!) +
+    h(pool[r + 7]!) +
+    h(pool[r + 8]!) +
+    h(pool[r + 9]!)
   );
 }

@@ -25,7 +25,10 @@ describe.each([
     const cache = make();
     const a = textHash("alpha");
     const b = textHash("beta");
-    cache.setMany("m@3", [[a, [0.1, -0.2, 0.3]], [b, new Float32Array([1, 0, 0])]]);
+    cache.setMany("m@3", [
+      [a, [0.1, -0.2, 0.3]],
+      [b, new Float32Array([1, 0, 0])],
+    ]);
     const found = cache.getMany("m@3", [a, b, textHash("gamma"), a]);
     expect(found.size).toBe(2);
     expect(Array.from(found.get(a)!)).toEqual(f32([0.1, -0.2, 0.3]));

@@ -148,7 +148,9 @@ describe("OpenAIEmbedder: failures", () => {
     server.failNext(1000, 502);
     const started = performance.now();
     // A deadline of 2 s leaves room for several attempts 20-100 ms apart on a loaded machine too.
-    const error = await embedder({ retry: { baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 2_000 } }).embed(["down"]).catch((e: unknown) => e);
+    const error = await embedder({ retry: { baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 2_000 } })
+      .embed(["down"])
+      .catch((e: unknown) => e);
     const elapsed = performance.now() - started;
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as UnavailableError).kind).toBe("unavailable");
@@ -162,16 +164,26 @@ describe("OpenAIEmbedder: failures", () => {
   it("names the failure before the attempt the deadline cut short", async () => {
     server.failNext(1, 502);
     server.failNext(1, "stall");
-    const error = await embedder({ retry: { baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 500 } }).embed(["down"]).catch((e: unknown) => e);
+    const error = await embedder({ retry: { baseDelayMs: 20, maxDelayMs: 100, deadlineMs: 500 } })
+      .embed(["down"])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UnavailableError);
-    expect((error as Error).message).toMatch(/^embedding service unavailable: 502 .*\(gave up after 2 attempts in \d+ ms; the last attempt was cut at the deadline\)$/);
+    expect((error as Error).message).toMatch(
+      /^embedding service unavailable: 502 .*\(gave up after 2 attempts in \d+ ms; the last attempt was cut at the deadline\)$/,
+    );
     expect(server.requests).toBe(2);
   });
 
   it("cuts an attempt short at the deadline, however long the request timeout", async () => {
     const stalled = await startOpenAIServer({ delayMs: 60_000 });
     try {
-      const e = new OpenAIEmbedder({ baseUrl: stalled.baseUrl, model: "m", dimensions: 4, requestTimeoutMs: 60_000, retry: { deadlineMs: 300 } });
+      const e = new OpenAIEmbedder({
+        baseUrl: stalled.baseUrl,
+        model: "m",
+        dimensions: 4,
+        requestTimeoutMs: 60_000,
+        retry: { deadlineMs: 300 },
+      });
       await expect(e.embed(["slow"])).rejects.toThrow(/^embedding service unavailable: .*gave up after 1 attempt/);
       expect(stalled.requests).toBe(1);
     } finally {
@@ -195,7 +207,9 @@ describe("OpenAIEmbedder: failures", () => {
 
   it("fails at once on 400, and on a wrong API key", async () => {
     server.failNext(1, 400);
-    const error = await embedder().embed(["bad"]).catch((e: unknown) => e);
+    const error = await embedder()
+      .embed(["bad"])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(EmbeddingRejectedError);
     expect((error as EmbeddingRejectedError).upstreamStatus).toBe(400);
     expect(server.requests).toBe(1);
@@ -212,9 +226,13 @@ describe("OpenAIEmbedder: failures", () => {
   it("names model, expected and actual dimensions on a mismatch, and caches nothing", async () => {
     const cache = new MemoryEmbeddingCache();
     server.failNext(1, "wrong-dimensions");
-    const error = await embedder({ cache }).embed(["x"]).catch((e: unknown) => e);
+    const error = await embedder({ cache })
+      .embed(["x"])
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DimensionMismatchError);
-    expect((error as Error).message).toContain(`"${MODEL}" returned 17-dimensional vectors but EMBEDDING_DIMENSIONS (the index) expects 16`);
+    expect((error as Error).message).toContain(
+      `"${MODEL}" returned 17-dimensional vectors but EMBEDDING_DIMENSIONS (the index) expects 16`,
+    );
     expect(cache.size).toBe(0);
     // A model that cannot shorten its vectors (no `dimensions` sent) shows the same at probe time.
     const native = new OpenAIEmbedder({ baseUrl: server.baseUrl, apiKey: "sk-test", model: "nomic-embed-text", dimensions: 768 });

@@ -127,7 +127,10 @@ export class OpenAIEmbedder implements Embedder {
       while (!failure && next < batches.length) {
         const batch = batches[next++] as [string, string][];
         try {
-          const result = await this.request(batch.map(([, text]) => text), abort.signal);
+          const result = await this.request(
+            batch.map(([, text]) => text),
+            abort.signal,
+          );
           const entries = batch.map(([hash], i) => [hash, result[i] as number[]] as const);
           // Cached batch by batch: when a later batch fails, a retry pays only for the rest.
           this.cache?.setMany(this.cacheKey, entries);
@@ -155,7 +158,9 @@ export class OpenAIEmbedder implements Embedder {
       const hold = this.notBefore - Date.now();
       if (hold > 0) {
         if (Date.now() - started + hold >= this.retry.deadlineMs) {
-          throw new UnavailableError(`embedding service unavailable: rate limited for another ${Math.round(hold)} ms, past the deadline of ${this.retry.deadlineMs} ms`);
+          throw new UnavailableError(
+            `embedding service unavailable: rate limited for another ${Math.round(hold)} ms, past the deadline of ${this.retry.deadlineMs} ms`,
+          );
         }
         await sleep(hold, undefined, { signal });
       }
@@ -179,12 +184,17 @@ export class OpenAIEmbedder implements Embedder {
           const cut = err instanceof APIConnectionTimeoutError && timeout < this.limits.timeoutMs && previous !== undefined;
           const why = cut
             ? "; the last attempt was cut at the deadline"
-            : asked !== undefined && elapsed + asked > this.retry.deadlineMs ? `; it asked to wait ${Math.round(asked)} ms` : "";
+            : asked !== undefined && elapsed + asked > this.retry.deadlineMs
+              ? `; it asked to wait ${Math.round(asked)} ms`
+              : "";
           throw new UnavailableError(
-            `embedding service unavailable: ${describeFailure(cut ? previous : err)} (gave up after ${attempt} attempt${attempt > 1 ? "s" : ""} in ${elapsed} ms${why})`, err);
+            `embedding service unavailable: ${describeFailure(cut ? previous : err)} (gave up after ${attempt} attempt${attempt > 1 ? "s" : ""} in ${elapsed} ms${why})`,
+            err,
+          );
         }
         previous = err;
-        if (asked !== undefined && err instanceof APIError && err.status === 429) this.notBefore = Math.max(this.notBefore, Date.now() + wait);
+        if (asked !== undefined && err instanceof APIError && err.status === 429)
+          this.notBefore = Math.max(this.notBefore, Date.now() + wait);
         await sleep(wait, undefined, { signal });
       }
     }
@@ -195,12 +205,17 @@ export class OpenAIEmbedder implements Embedder {
     const out: number[][] = new Array(count);
     for (const item of data) {
       const vector = item?.embedding as unknown;
-      if (Number.isInteger(item?.index) && item.index >= 0 && item.index < count && Array.isArray(vector)) out[item.index] = vector as number[];
+      if (Number.isInteger(item?.index) && item.index >= 0 && item.index < count && Array.isArray(vector))
+        out[item.index] = vector as number[];
     }
     for (let i = 0; i < count; i++) {
       const vector = out[i];
       if (vector === undefined) {
-        throw new EmbeddingRejectedError(`embedding service returned no vector for input ${i} of ${count} (model "${this.model}")`, undefined, undefined);
+        throw new EmbeddingRejectedError(
+          `embedding service returned no vector for input ${i} of ${count} (model "${this.model}")`,
+          undefined,
+          undefined,
+        );
       }
       if (vector.length !== this.dimensions) throw DimensionMismatchError.fromModel(this.model, this.dimensions, vector.length);
     }

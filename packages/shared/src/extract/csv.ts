@@ -23,7 +23,11 @@ export function renderCsv(text: string): string {
   const [header, ...records] = rows;
   if (header === undefined) return "";
   // A lone row could be a header or data; either way its cells are the text.
-  if (records.length === 0) return header.filter((cell) => cell !== "").map(oneLine).join(", ");
+  if (records.length === 0)
+    return header
+      .filter((cell) => cell !== "")
+      .map(oneLine)
+      .join(", ");
   const names = header.map((name, i) => (name === "" ? `column ${i + 1}` : oneLine(name)));
   const lines: string[] = [];
   for (const record of records) {

@@ -4,7 +4,10 @@ import { extractEml, formatSize } from "./eml.ts";
 import { ExtractionError } from "../errors.ts";
 
 const eml = (lines: string[]) => new TextEncoder().encode(lines.join("\r\n"));
-const base64Lines = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64").match(/.{1,76}/g) ?? [];
+const base64Lines = (bytes: Uint8Array) =>
+  Buffer.from(bytes)
+    .toString("base64")
+    .match(/.{1,76}/g) ?? [];
 
 describe("extractEml", () => {
   it("reads a plain message: headers first, then the body", async () => {
@@ -127,7 +130,13 @@ describe("extractEml", () => {
   });
 
   it("formats sizes like a mail client", () => {
-    expect([0, 1023, 1024, 12 * 1024 + 100, 5 * 1024 * 1024 + 300_000].map(formatSize)).toEqual(["0 B", "1023 B", "1 KB", "12 KB", "5.3 MB"]);
+    expect([0, 1023, 1024, 12 * 1024 + 100, 5 * 1024 * 1024 + 300_000].map(formatSize)).toEqual([
+      "0 B",
+      "1023 B",
+      "1 KB",
+      "12 KB",
+      "5.3 MB",
+    ]);
   });
 
   it("never throws anything but ExtractionError on garbage", async () => {

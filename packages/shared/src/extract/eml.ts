@@ -24,7 +24,15 @@ export async function extractEml(bytes: Uint8Array): Promise<Extracted> {
   const attachments = email.attachments.filter((a) => !a.related).map(describe);
 
   const parts = [headers.join("\n"), normalise(body), attachments.map((a) => `Attachment: ${a}`).join("\n")];
-  const extracted = joinSections([{ text: parts.map((p) => p.trim()).filter(Boolean).join("\n\n"), at: {} }]);
+  const extracted = joinSections([
+    {
+      text: parts
+        .map((p) => p.trim())
+        .filter(Boolean)
+        .join("\n\n"),
+      at: {},
+    },
+  ]);
   return attachments.length > 0 ? { ...extracted, attachments } : extracted;
 }
 
@@ -44,9 +52,7 @@ function header(name: string, value: string | undefined): string | undefined {
 
 /** "Ann Lee <ann@example.com>, team: bob@example.com" */
 function formatAddresses(addresses: Address[]): string {
-  return addresses
-    .map((a) => (a.group ? `${a.name}: ${a.group.map(mailbox).join(", ")}` : mailbox(a)))
-    .join(", ");
+  return addresses.map((a) => (a.group ? `${a.name}: ${a.group.map(mailbox).join(", ")}` : mailbox(a))).join(", ");
 }
 
 function mailbox(m: { name: string; address?: string | undefined }): string {
@@ -71,5 +77,8 @@ export function formatSize(bytes: number): string {
 }
 
 function normalise(text: string): string {
-  return text.replace(/\r\n?/g, "\n").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n");
+  return text
+    .replace(/\r\n?/g, "\n")
+    .replace(/[ \t]+\n/g, "\n")
+    .replace(/\n{3,}/g, "\n\n");
 }

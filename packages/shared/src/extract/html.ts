@@ -7,8 +7,23 @@
 import { compile, type DomNode, type FormatCallback } from "html-to-text";
 
 const DROPPED = [
-  "head", "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-  "nav", "[role=navigation]", "[hidden]", "button", "select", "img", "hr",
+  "head",
+  "script",
+  "style",
+  "noscript",
+  "template",
+  "svg",
+  "canvas",
+  "iframe",
+  "object",
+  "embed",
+  "nav",
+  "[role=navigation]",
+  "[hidden]",
+  "button",
+  "select",
+  "img",
+  "hr",
 ];
 
 const HEADING_LEVELS = [1, 2, 3, 4, 5, 6] as const;

@@ -50,7 +50,10 @@ function renderValue(root: unknown): string {
     const [path, value] = frame;
     if (Array.isArray(value)) {
       if (value.every(isScalar)) {
-        const joined = value.map(scalarText).filter((s) => s !== "").join(", ");
+        const joined = value
+          .map(scalarText)
+          .filter((s) => s !== "")
+          .join(", ");
         if (joined !== "") lines.push(line(path, joined));
         continue;
       }

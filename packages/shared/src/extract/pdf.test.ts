@@ -80,7 +80,9 @@ describe("extractPdf", () => {
 
   it("stops when its signal is aborted, with the signal's reason", async () => {
     const bytes = await makePdf(fivePages());
-    await expect(extractPdf(bytes, { signal: AbortSignal.abort(new Error("extraction timed out")) })).rejects.toThrow("extraction timed out");
+    await expect(extractPdf(bytes, { signal: AbortSignal.abort(new Error("extraction timed out")) })).rejects.toThrow(
+      "extraction timed out",
+    );
   });
 
   it("fails a PDF with no text layer (a scan) as having no extractable text", async () => {
@@ -105,7 +107,13 @@ describe("extractPdf", () => {
 });
 
 describe("pageText", () => {
-  const run = (str: string, y: number, hasEOL = false, height = 10) => ({ str, transform: [height, 0, 0, height, 72, y], height, width: 0, hasEOL });
+  const run = (str: string, y: number, hasEOL = false, height = 10) => ({
+    str,
+    transform: [height, 0, 0, height, 72, y],
+    height,
+    width: 0,
+    hasEOL,
+  });
 
   it("breaks lines at hasEOL and where the baseline moves, and leaves a blank line at a wide gap", () => {
     const items = [run("one ", 700), run("line", 700, true), run("next", 688), { type: "beginMarkedContent" }, run("after a gap", 650)];

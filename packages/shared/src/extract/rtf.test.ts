@@ -93,7 +93,26 @@ x\~y \emdash\endash \ldblquote q\rdblquote  \lquote s\rquote  \bullet  \\ \{ \} 
   });
 
   it("never hangs or throws anything but ExtractionError on garbage", () => {
-    const token = fc.constantFrom("{", "}", "\\", "\\'", "\\u", "\\uc", "\\bin", "\\*", "\\par", "-", "9", "e9", " ", "x", "\\fonttbl", "\\f", "\\fcharset128", "\\ansicpg");
+    const token = fc.constantFrom(
+      "{",
+      "}",
+      "\\",
+      "\\'",
+      "\\u",
+      "\\uc",
+      "\\bin",
+      "\\*",
+      "\\par",
+      "-",
+      "9",
+      "e9",
+      " ",
+      "x",
+      "\\fonttbl",
+      "\\f",
+      "\\fcharset128",
+      "\\ansicpg",
+    );
     const garbage = fc.oneof(
       fc.array(token, { maxLength: 200 }).map((t) => rtf(`{\\rtf1 ${t.join("")}`)),
       fc.uint8Array({ maxLength: 500 }).map((b) => Uint8Array.from([...rtf("{\\rtf1"), ...b])),

@@ -20,23 +20,77 @@ const MAX_DEPTH = 1000; // real documents nest a few dozen groups deep
 
 // Destinations whose content is never part of the text (`{\*\...}` ones are skipped as well).
 const SKIPPED = new Set([
-  "fonttbl", "colortbl", "stylesheet", "info", "pict", "object", "objdata", "datastore", "themedata",
-  "colorschememapping", "latentstyles", "listtable", "listoverridetable", "rsidtbl", "revtbl",
-  "filetbl", "xmlnstbl", "generator", "template", "userprops", "fldinst", "nonshppict", "footnote",
-  "header", "headerl", "headerr", "headerf", "footer", "footerl", "footerr", "footerf", "xe", "tc",
+  "fonttbl",
+  "colortbl",
+  "stylesheet",
+  "info",
+  "pict",
+  "object",
+  "objdata",
+  "datastore",
+  "themedata",
+  "colorschememapping",
+  "latentstyles",
+  "listtable",
+  "listoverridetable",
+  "rsidtbl",
+  "revtbl",
+  "filetbl",
+  "xmlnstbl",
+  "generator",
+  "template",
+  "userprops",
+  "fldinst",
+  "nonshppict",
+  "footnote",
+  "header",
+  "headerl",
+  "headerr",
+  "headerf",
+  "footer",
+  "footerl",
+  "footerr",
+  "footerf",
+  "xe",
+  "tc",
 ]);
 
 const SYMBOLS: Record<string, string> = {
-  tab: "\t", line: "\n", cell: " | ", nestcell: " | ", row: "\n", nestrow: "\n",
-  emdash: "\u2014", endash: "\u2013", bullet: "\u2022", lquote: "\u2018", rquote: "\u2019",
-  ldblquote: "\u201c", rdblquote: "\u201d", emspace: " ", enspace: " ", qmspace: " ",
+  tab: "\t",
+  line: "\n",
+  cell: " | ",
+  nestcell: " | ",
+  row: "\n",
+  nestrow: "\n",
+  emdash: "\u2014",
+  endash: "\u2013",
+  bullet: "\u2022",
+  lquote: "\u2018",
+  rquote: "\u2019",
+  ldblquote: "\u201c",
+  rdblquote: "\u201d",
+  emspace: " ",
+  enspace: " ",
+  qmspace: " ",
 };
 
 const OLD_CHARSETS = { mac: 10000, pc: 437, pca: 850 };
 // \fcharset values to Windows code pages; 0 (ANSI), 1 (default) and 2 (symbol) mean the document's.
 const CHARSET_CODE_PAGES: Record<number, number> = {
-  77: 10000, 128: 932, 129: 949, 134: 936, 136: 950, 161: 1253, 162: 1254, 163: 1258,
-  177: 1255, 178: 1256, 186: 1257, 204: 1251, 222: 874, 238: 1250,
+  77: 10000,
+  128: 932,
+  129: 949,
+  134: 936,
+  136: 950,
+  161: 1253,
+  162: 1254,
+  163: 1258,
+  177: 1255,
+  178: 1256,
+  186: 1257,
+  204: 1251,
+  222: 874,
+  238: 1250,
 };
 
 export function extractRtf(bytes: Uint8Array): Extracted {
@@ -91,7 +145,10 @@ class RtfConverter {
     this.flush();
     this.endParagraph();
     const text = this.out.join("").toWellFormed(); // an unpaired \uN surrogate becomes U+FFFD
-    return text.replace(/ \| (?=\n|$)/g, "").replace(/[ \t]+\n/g, "\n").replace(/\n{3,}/g, "\n\n");
+    return text
+      .replace(/ \| (?=\n|$)/g, "")
+      .replace(/[ \t]+\n/g, "\n")
+      .replace(/\n{3,}/g, "\n\n");
   }
 
   /** Reads the control word or symbol at `i` (a backslash) and returns where the next token starts. */

@@ -29,4 +29,3 @@ port.on("message", async (request: WorkerRequest) => {
     port.postMessage({ id: request.id, ok: false, error: toWire(error) } satisfies WorkerReply);
   }
 });
-

@@ -38,7 +38,9 @@ describe("extraction sandbox", () => {
   it("fails a bad document with the dispatcher's ExtractionError and keeps going", async () => {
     const box = sandbox({ module: DISPATCH_MODULE });
     await expect(box.extract(bytes("{oops"), "application/json")).rejects.toThrow(ExtractionError);
-    await expect(box.extract(bytes("%PDF-1.7"), "application/x-unknown")).rejects.toThrow(new ExtractionError("no extractor for application/x-unknown"));
+    await expect(box.extract(bytes("%PDF-1.7"), "application/x-unknown")).rejects.toThrow(
+      new ExtractionError("no extractor for application/x-unknown"),
+    );
     await expect(box.extract(bytes("not rtf"), "application/rtf")).rejects.toThrow(new ExtractionError("not an RTF file"));
     expect((await box.extract(bytes("fine"), "text/plain")).text).toBe("fine");
   });
@@ -83,7 +85,10 @@ describe("extraction sandbox", () => {
   it("runs documents side by side: one that hangs fails alone while the others finish", async () => {
     const box = sandbox({ size: 3, timeoutMs: 1_500 });
     let hangSettled = false;
-    const hang = box.extract(bytes("hang"), "text/plain").catch((e: unknown) => e).finally(() => (hangSettled = true));
+    const hang = box
+      .extract(bytes("hang"), "text/plain")
+      .catch((e: unknown) => e)
+      .finally(() => (hangSettled = true));
     const crash = box.extract(bytes("crash"), "text/plain").catch((e: unknown) => e);
     const others = await Promise.all(Array.from({ length: 8 }, (_, i) => box.extract(bytes(`doc ${i}`), "text/plain")));
     expect(others.map((r) => r.text)).toEqual(Array.from({ length: 8 }, (_, i) => `text/plain: doc ${i}`));

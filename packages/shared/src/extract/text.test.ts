@@ -106,7 +106,10 @@ describe("extractText: JSON and NDJSON", () => {
       tags: ["printer", "network"],
       notes: null,
       empty: "",
-      comments: [{ author: "bob", text: "rebooted" }, { author: "eve", text: "fixed" }],
+      comments: [
+        { author: "bob", text: "rebooted" },
+        { author: "eve", text: "fixed" },
+      ],
     });
     expect(extractText(utf8(json), "application/json")).toBe(
       [
@@ -126,9 +129,7 @@ describe("extractText: JSON and NDJSON", () => {
   });
 
   it("unescapes strings", () => {
-    expect(extractText(utf8('{"msg": "caf\\u00e9 \\"quoted\\"\\nnext line"}'), "application/json")).toBe(
-      'msg: café "quoted"\nnext line',
-    );
+    expect(extractText(utf8('{"msg": "caf\\u00e9 \\"quoted\\"\\nnext line"}'), "application/json")).toBe('msg: café "quoted"\nnext line');
   });
 
   it("renders a top-level array of records as blocks", () => {

@@ -38,5 +38,13 @@ function combine<Q>(parts: readonly Bounds<Q>[], op: (items: readonly (Q | boole
 /** The bounds of a whole filter, from the bounds of each condition. */
 export function compileBounds<Q>(filter: Filter, condition: (c: Condition) => Bounds<Q>, ops: Connectives<Q>): Bounds<Q> {
   if (filter.groups.length === 0) return exactly<Q>(true);
-  return combine(filter.groups.map((group) => combine(group.map((clause) => combine(clause.map(condition), ops.or)), ops.and)), ops.or);
+  return combine(
+    filter.groups.map((group) =>
+      combine(
+        group.map((clause) => combine(clause.map(condition), ops.or)),
+        ops.and,
+      ),
+    ),
+    ops.or,
+  );
 }

@@ -5,8 +5,25 @@ import { quote, typedValue } from "./values.ts";
 
 /** Operator tokens, longest first so `NOT LIKE` wins over `NOT IN`'s prefix and `>=` over `>`. */
 const OPERATOR_TOKENS = [
-  "ISNOTEMPTY", "STARTSWITH", "ANYTHING", "ENDSWITH", "NOT LIKE", "ISEMPTY", "NOTLIKE", "BETWEEN",
-  "NSAMEAS", "NOT IN", "SAMEAS", "LIKE", "IN", "!=", "<=", ">=", "=", "<", ">",
+  "ISNOTEMPTY",
+  "STARTSWITH",
+  "ANYTHING",
+  "ENDSWITH",
+  "NOT LIKE",
+  "ISEMPTY",
+  "NOTLIKE",
+  "BETWEEN",
+  "NSAMEAS",
+  "NOT IN",
+  "SAMEAS",
+  "LIKE",
+  "IN",
+  "!=",
+  "<=",
+  ">=",
+  "=",
+  "<",
+  ">",
 ] as const;
 type Token = (typeof OPERATOR_TOKENS)[number];
 

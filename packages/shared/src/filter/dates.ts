@@ -14,8 +14,7 @@ const RELATIVE_TODAY = /^javascript:gs\.(beginningOfToday|endOfToday)\(\)$/;
 
 export type InstantResult = { ok: true; text: string } | { ok: false; reason: string };
 
-export const INSTANT_FORMS =
-  "2024-05-01, 2024-05-01 10:00:00, 2024-05-01T10:00:00Z, 2024-05-01T12:00:00+02:00 or javascript:gs.daysAgo(7)";
+export const INSTANT_FORMS = "2024-05-01, 2024-05-01 10:00:00, 2024-05-01T10:00:00Z, 2024-05-01T12:00:00+02:00 or javascript:gs.daysAgo(7)";
 
 /**
  * A filter value for `created`: an absolute date (UTC unless it carries an offset) or one of
@@ -43,7 +42,8 @@ function relative(text: string, now: Date): InstantResult {
   if (!m) {
     return {
       ok: false,
-      reason: "unsupported javascript: value; only gs.daysAgo(n), gs.daysAgoStart(n), gs.daysAgoEnd(n), gs.beginningOfToday() and gs.endOfToday() are allowed",
+      reason:
+        "unsupported javascript: value; only gs.daysAgo(n), gs.daysAgoStart(n), gs.daysAgoEnd(n), gs.beginningOfToday() and gs.endOfToday() are allowed",
     };
   }
   const then = nowMs - Number(m[2]) * DAY_MS;

@@ -106,7 +106,7 @@ describe("evaluate", () => {
     expect(matches("noneNOT LIKEx", memo)).toBe(true);
   });
 
-  it("treats missing, \"\" and [] as empty", () => {
+  it('treats missing, "" and [] as empty', () => {
     for (const f of ["missing", "empty", "none"]) {
       expect(matches(`${f}ISEMPTY`, memo)).toBe(true);
       expect(matches(`${f}=`, memo)).toBe(true);
@@ -138,9 +138,24 @@ describe("evaluate", () => {
 describe("compareForOrder", () => {
   const sort = (docs: Metadata[], order: string) => {
     const terms = parseFilter(order, NOW).orderBy;
-    return docs.map((d, i) => ({ d, i })).sort((a, b) => compareForOrder(a.d, b.d, terms) || a.i - b.i).map(({ i }) => i);
+    return docs
+      .map((d, i) => ({ d, i }))
+      .sort((a, b) => compareForOrder(a.d, b.d, terms) || a.i - b.i)
+      .map(({ i }) => i);
   };
-  const docs: Metadata[] = [{ v: "b" }, { v: 10 }, {}, { v: true }, { v: 9 }, { v: "B" }, { v: false }, { v: [] }, { v: [2, "z"] }, { v: "😀" }, { v: "\uffff" }];
+  const docs: Metadata[] = [
+    { v: "b" },
+    { v: 10 },
+    {},
+    { v: true },
+    { v: 9 },
+    { v: "B" },
+    { v: false },
+    { v: [] },
+    { v: [2, "z"] },
+    { v: "😀" },
+    { v: "\uffff" },
+  ];
 
   it("sorts numbers, then strings by code point, then booleans, missing last", () => {
     expect(sort(docs, "ORDERBYv")).toEqual([8, 4, 1, 5, 0, 10, 9, 6, 3, 2, 7]);

@@ -42,9 +42,16 @@ const list = () => new List(new Field("item", new Utf8(), true));
 /** The metadata part of a table schema. */
 export function metadataFields(): Field[] {
   const typed: [string, DataType][] = [
-    ["m_sys_id", new Utf8()], ["m_status", new Utf8()], ["m_type", new Utf8()],
-    ["m_priority", new Int64()], ["m_flag", new Int8()], ["m_created", new Int64()],
-    ["lc_sys_id", new Utf8()], ["lc_status", new Utf8()], ["lc_type", new Utf8()], ["lc_created", new Utf8()],
+    ["m_sys_id", new Utf8()],
+    ["m_status", new Utf8()],
+    ["m_type", new Utf8()],
+    ["m_priority", new Int64()],
+    ["m_flag", new Int8()],
+    ["m_created", new Int64()],
+    ["lc_sys_id", new Utf8()],
+    ["lc_status", new Utf8()],
+    ["lc_type", new Utf8()],
+    ["lc_created", new Utf8()],
   ];
   return [
     new Field("metadata", new Utf8(), false),
@@ -86,16 +93,24 @@ export function metadataColumns(metadata: Metadata): MetadataRow {
   if (flag !== null && typeof flag !== "boolean") throw wrongType("flag", "a boolean");
   row.m_flag = flag === null ? null : flag ? 1 : 0;
   const created = value("created");
-  if (created !== null && (typeof created !== "string" || !isCanonicalInstant(created))) throw wrongType("created", "a UTC instant YYYY-MM-DDThh:mm:ssZ");
+  if (created !== null && (typeof created !== "string" || !isCanonicalInstant(created)))
+    throw wrongType("created", "a UTC instant YYYY-MM-DDThh:mm:ssZ");
   row.m_created = created === null ? null : BigInt(Date.parse(created as string));
   row.lc_created = created === null ? null : lower(created as string);
 
-  const keys = Object.keys(metadata).filter((k) => metadata[k] !== undefined).sort();
+  const keys = Object.keys(metadata)
+    .filter((k) => metadata[k] !== undefined)
+    .sort();
   const untyped = keys.filter((k) => !isKnownField(k));
   row.meta_keys = untyped;
   row.meta_filled = untyped.filter((k) => !isEmpty(metadata, k));
   row.meta_eq = [...new Set(untyped.flatMap((k) => elementsOf(metadata, k).map((x) => eqToken(k, x))))];
-  row.meta_same = keys.flatMap((a, i) => keys.slice(i + 1).filter((b) => sameValue(metadata, a, b)).map((b) => samePair(a, b)));
+  row.meta_same = keys.flatMap((a, i) =>
+    keys
+      .slice(i + 1)
+      .filter((b) => sameValue(metadata, a, b))
+      .map((b) => samePair(a, b)),
+  );
   return row;
 }
 

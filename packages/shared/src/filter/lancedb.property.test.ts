@@ -65,18 +65,25 @@ describe("LanceDB filter compiler against the reference evaluator", () => {
     let exact = 0;
     let partial = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(doc, { minLength: 20, maxLength: 40 }), fc.array(filterText, { minLength: 10, maxLength: 10 }), async (docs, texts) => {
-        docs.forEach((d) => parseMetadata(d));
-        const t = await load(docs);
-        for (const text of texts) {
-          const { compiled, selected, expected, kept } = await select(t, docs, text);
-          expect(expected.every((i) => selected.includes(i)), `${text}: superset`).toBe(true);
-          if (compiled.exact) expect(selected, `${text} (exact): ${compiled.where}`).toEqual(expected);
-          expect(kept, text).toEqual(expected);
-          if (compiled.exact) exact += 1;
-          if (expected.length > 0 && expected.length < docs.length) partial += 1;
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(doc, { minLength: 20, maxLength: 40 }),
+        fc.array(filterText, { minLength: 10, maxLength: 10 }),
+        async (docs, texts) => {
+          docs.forEach((d) => parseMetadata(d));
+          const t = await load(docs);
+          for (const text of texts) {
+            const { compiled, selected, expected, kept } = await select(t, docs, text);
+            expect(
+              expected.every((i) => selected.includes(i)),
+              `${text}: superset`,
+            ).toBe(true);
+            if (compiled.exact) expect(selected, `${text} (exact): ${compiled.where}`).toEqual(expected);
+            expect(kept, text).toEqual(expected);
+            if (compiled.exact) exact += 1;
+            if (expected.length > 0 && expected.length < docs.length) partial += 1;
+          }
+        },
+      ),
       // No shrinking: each step reloads a table, and a minimal case is rarely needed to see the bug.
       { numRuns: 150, endOnFailure: true },
     );
@@ -86,7 +93,25 @@ describe("LanceDB filter compiler against the reference evaluator", () => {
   }, 120_000);
 
   it("treats hostile values only as values", async () => {
-    const hostile = ["it's", "'", "''", "\\", "\\'", "a\\", "50%", "%", "_", "a_c", "\u0000", "x\u0000y", "😀", "e\u0301", "'; DROP TABLE rows; --", "\" OR 1=1 --", "') OR true OR ('"];
+    const hostile = [
+      "it's",
+      "'",
+      "''",
+      "\\",
+      "\\'",
+      "a\\",
+      "50%",
+      "%",
+      "_",
+      "a_c",
+      "\u0000",
+      "x\u0000y",
+      "😀",
+      "e\u0301",
+      "'; DROP TABLE rows; --",
+      '" OR 1=1 --',
+      "') OR true OR ('",
+    ];
     const docs: Metadata[] = hostile.flatMap((v): Metadata[] => [
       { status: v, note: v, tags: [v, "plain"], sys_id: v.toUpperCase() },
       { status: `${v}${v}`, note: `pre${v}post`, n: 1 },
@@ -98,9 +123,22 @@ describe("LanceDB filter compiler against the reference evaluator", () => {
     for (const v of hostile) {
       const e = escape(v);
       const filters = [
-        `status=${e}`, `status!=${e}`, `note=${e}`, `tags=${e}`, `tags!=${e}`, `statusIN${e},plain`, `noteNOT IN${e}`,
-        `statusLIKE${e}`, `noteLIKE${e}`, `sys_idLIKE${e}`, `statusSTARTSWITH${e}`, `statusENDSWITH${e}`, `noteNOT LIKE${e}`,
-        `status>=${e}`, `note<${e}`, `status=${e}^ORnote=pre${e}post`,
+        `status=${e}`,
+        `status!=${e}`,
+        `note=${e}`,
+        `tags=${e}`,
+        `tags!=${e}`,
+        `statusIN${e},plain`,
+        `noteNOT IN${e}`,
+        `statusLIKE${e}`,
+        `noteLIKE${e}`,
+        `sys_idLIKE${e}`,
+        `statusSTARTSWITH${e}`,
+        `statusENDSWITH${e}`,
+        `noteNOT LIKE${e}`,
+        `status>=${e}`,
+        `note<${e}`,
+        `status=${e}^ORnote=pre${e}post`,
       ];
       for (const text of filters) {
         const { compiled, selected, expected, kept } = await select(t, docs, text);

@@ -21,7 +21,14 @@
  * a superset. Every compiled piece is two-valued (never SQL NULL), so NOT is plain NOT.
  */
 import { positiveOf, valueTexts, type Condition, type Filter, type Value } from "./ast.ts";
-import { compileBounds, exactly as exactlyBounds, loosely as looselyBounds, negate as negateBounds, type Bounds as SharedBounds, type Connectives } from "./bounds.ts";
+import {
+  compileBounds,
+  exactly as exactlyBounds,
+  loosely as looselyBounds,
+  negate as negateBounds,
+  type Bounds as SharedBounds,
+  type Connectives,
+} from "./bounds.ts";
 import { lower } from "./compare.ts";
 import { evaluate } from "./evaluate.ts";
 import { FOLDED_COLUMN, KNOWN_COLUMN, eqToken, isKnownField, samePair, type KnownField } from "./lancedb-columns.ts";
@@ -100,7 +107,11 @@ function known(c: Condition, field: KnownField): Bounds {
   const column = KNOWN_COLUMN[field];
   if (field === "flag") {
     // A stored flag is true, false or missing: keep the cases the condition accepts.
-    const cases: [Parameters<typeof holdsFor>[1], string][] = [[{ flag: true }, "m_flag IS NOT NULL AND m_flag = 1"], [{ flag: false }, "m_flag IS NOT NULL AND m_flag = 0"], [{}, "m_flag IS NULL"]];
+    const cases: [Parameters<typeof holdsFor>[1], string][] = [
+      [{ flag: true }, "m_flag IS NOT NULL AND m_flag = 1"],
+      [{ flag: false }, "m_flag IS NOT NULL AND m_flag = 0"],
+      [{}, "m_flag IS NULL"],
+    ];
     return exactly(or(cases.filter(([m]) => holdsFor(c, m)).map(([, sql]) => `(${sql})`)));
   }
   const literal = (v: Value) =>
@@ -136,7 +147,9 @@ function known(c: Condition, field: KnownField): Bounds {
 /** Any other key: the derived lists, exact for equality and emptiness. */
 function untyped(c: Condition): Bounds {
   const anyEqual = (values: readonly Value[]) => {
-    const tokens = [...new Set(values.flatMap((v) => [eqToken(c.field, v.text), ...(v.num === undefined ? [] : [eqToken(c.field, v.num)])]))];
+    const tokens = [
+      ...new Set(values.flatMap((v) => [eqToken(c.field, v.text), ...(v.num === undefined ? [] : [eqToken(c.field, v.num)])])),
+    ];
     return `array_has_any(meta_eq, [${tokens.map(sqlString).join(", ")}])`;
   };
   switch (c.op) {

@@ -91,10 +91,16 @@ describe("parseFilter: structure and precedence", () => {
 
   it("takes the longest keyword after ^ (ORDERBY starts with OR)", () => {
     const f = parse("a=1^ORd=2^ORDERBYb^ORDERBYDESCc^e=3");
-    expect(f.orderBy).toEqual([{ field: "b", descending: false }, { field: "c", descending: true }]);
+    expect(f.orderBy).toEqual([
+      { field: "b", descending: false },
+      { field: "c", descending: true },
+    ]);
     expect(f.groups).toEqual([
       [
-        [{ op: "=", field: "a", value: { text: "1", num: 1 } }, { op: "=", field: "d", value: { text: "2", num: 2 } }],
+        [
+          { op: "=", field: "a", value: { text: "1", num: 1 } },
+          { op: "=", field: "d", value: { text: "2", num: 2 } },
+        ],
         [{ op: "=", field: "e", value: { text: "3", num: 3 } }],
       ],
     ]);
@@ -153,9 +159,21 @@ describe("parseFilter: created values", () => {
   });
 
   it.each([
-    "yesterday", "2024-02-30", "2023-02-29", "2024-13-01", "2024-05-01T24:00:00Z", "2024-05-01T10:00:60Z",
-    "2024-05-01T10:00Z", "2024-05-01T10:00:00.000Z", "2024-05-01T10:00:00+24:00", "24-05-01", "0000-01-01T00:00:00+01:00",
-    "javascript:gs.daysAgo()", "javascript:gs.daysAgo(1.5)", "javascript:gs.nowDateTime()", "javascript:gs.daysAgo(99999999)",
+    "yesterday",
+    "2024-02-30",
+    "2023-02-29",
+    "2024-13-01",
+    "2024-05-01T24:00:00Z",
+    "2024-05-01T10:00:60Z",
+    "2024-05-01T10:00Z",
+    "2024-05-01T10:00:00.000Z",
+    "2024-05-01T10:00:00+24:00",
+    "24-05-01",
+    "0000-01-01T00:00:00+01:00",
+    "javascript:gs.daysAgo()",
+    "javascript:gs.daysAgo(1.5)",
+    "javascript:gs.nowDateTime()",
+    "javascript:gs.daysAgo(99999999)",
     "gs.daysAgo(1)",
   ])("rejects %s", (text) => {
     const err = syntaxError(`created>${text}`);

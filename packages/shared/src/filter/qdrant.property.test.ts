@@ -100,43 +100,58 @@ if (qdrantSource() === null) {
       await server?.close();
     });
 
-    it("selects what the interpreter (and so the stand-in) selects, for the same filters and documents", async () => {
-      let run = 0;
-      let partial = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.array(doc, { minLength: 20, maxLength: 40 }), fc.array(filterText, { minLength: 10, maxLength: 10 }), async (docs, texts) => {
-          docs.forEach((d) => parseMetadata(d));
-          // Each run is a docstore collection of its own (the tenant key), in one Qdrant collection.
-          const tenant = `run${run++}`;
-          const kinds = ["document", "chunk"] as const;
-          const points: Schemas["PointStruct"][] = kinds.flatMap((kind) =>
-            docs.map((metadata, i) => ({
-              id: pointId(tenant, `d${i}`, 1, kind === "document" ? "document" : 0),
-              vector: {},
-              payload: payloadOf(tenant, i, metadata, kind),
-            })),
-          );
-          await client().upsert(name, { wait: true, points });
-          for (const text of texts) {
-            const filter = parseFilter(text, NOW);
-            const compiled = compileFilter(filter);
-            for (const kind of kinds) {
-              const scoped = scopeFilter(kind === "document" ? KIND.document : KIND.chunk, [tenant], compiled.condition);
-              const byInterpreter = docs.flatMap((m, i) => (scoped !== null && matchesFilter(scoped, payloadOf(tenant, i, m, kind)) ? [`d${i}`] : []));
-              const byServer = scoped === null ? [] : (await client().scroll(name, { filter: scoped, limit: 1000, with_payload: ["doc_id"] })).points.map((p) => String(p.payload?.doc_id));
-              const detail = `${text} (${kind}) on ${JSON.stringify(docs)}`;
-              expect(byServer.sort(), detail).toEqual(byInterpreter.sort());
-              if (byServer.length > 0 && byServer.length < docs.length) partial++;
-              const byEvaluator = docs.flatMap((m, i) => (evaluate(filter, m) ? [`d${i}`] : []));
-              if (compiled.exact) expect(byServer, detail).toEqual(byEvaluator.sort());
-              else expect(byServer, detail).toEqual(expect.arrayContaining(byEvaluator));
-            }
-          }
-        }),
-        { numRuns: realRuns },
-      );
-      // Guards the check: most filters keep some documents and drop others.
-      expect(partial).toBeGreaterThan(run * 5);
-    }, Math.max(300_000, realRuns * 5_000));
+    it(
+      "selects what the interpreter (and so the stand-in) selects, for the same filters and documents",
+      async () => {
+        let run = 0;
+        let partial = 0;
+        await fc.assert(
+          fc.asyncProperty(
+            fc.array(doc, { minLength: 20, maxLength: 40 }),
+            fc.array(filterText, { minLength: 10, maxLength: 10 }),
+            async (docs, texts) => {
+              docs.forEach((d) => parseMetadata(d));
+              // Each run is a docstore collection of its own (the tenant key), in one Qdrant collection.
+              const tenant = `run${run++}`;
+              const kinds = ["document", "chunk"] as const;
+              const points: Schemas["PointStruct"][] = kinds.flatMap((kind) =>
+                docs.map((metadata, i) => ({
+                  id: pointId(tenant, `d${i}`, 1, kind === "document" ? "document" : 0),
+                  vector: {},
+                  payload: payloadOf(tenant, i, metadata, kind),
+                })),
+              );
+              await client().upsert(name, { wait: true, points });
+              for (const text of texts) {
+                const filter = parseFilter(text, NOW);
+                const compiled = compileFilter(filter);
+                for (const kind of kinds) {
+                  const scoped = scopeFilter(kind === "document" ? KIND.document : KIND.chunk, [tenant], compiled.condition);
+                  const byInterpreter = docs.flatMap((m, i) =>
+                    scoped !== null && matchesFilter(scoped, payloadOf(tenant, i, m, kind)) ? [`d${i}`] : [],
+                  );
+                  const byServer =
+                    scoped === null
+                      ? []
+                      : (await client().scroll(name, { filter: scoped, limit: 1000, with_payload: ["doc_id"] })).points.map((p) =>
+                          String(p.payload?.doc_id),
+                        );
+                  const detail = `${text} (${kind}) on ${JSON.stringify(docs)}`;
+                  expect(byServer.sort(), detail).toEqual(byInterpreter.sort());
+                  if (byServer.length > 0 && byServer.length < docs.length) partial++;
+                  const byEvaluator = docs.flatMap((m, i) => (evaluate(filter, m) ? [`d${i}`] : []));
+                  if (compiled.exact) expect(byServer, detail).toEqual(byEvaluator.sort());
+                  else expect(byServer, detail).toEqual(expect.arrayContaining(byEvaluator));
+                }
+              }
+            },
+          ),
+          { numRuns: realRuns },
+        );
+        // Guards the check: most filters keep some documents and drop others.
+        expect(partial).toBeGreaterThan(run * 5);
+      },
+      Math.max(300_000, realRuns * 5_000),
+    );
   });
 }

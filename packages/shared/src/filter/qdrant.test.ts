@@ -10,7 +10,9 @@ const loose = (condition: Schemas["Condition"] | boolean): CompiledFilter => ({ 
 
 const m = (field: string) => `metadata.${field}`;
 const hasValue = (field: string): Schemas["Condition"] => ({ must_not: [{ is_empty: { key: m(field) } }] });
-const empty = (field: string): Schemas["Condition"] => ({ should: [{ is_empty: { key: m(field) } }, { key: "meta_blank", match: { value: field } }] });
+const empty = (field: string): Schemas["Condition"] => ({
+  should: [{ is_empty: { key: m(field) } }, { key: "meta_blank", match: { value: field } }],
+});
 
 describe("filter compiler: exact conditions", () => {
   it("matches everything for the empty filter and ORDERBY-only filters", () => {
@@ -23,15 +25,38 @@ describe("filter compiler: exact conditions", () => {
     expect(compile("typeINdb2,sql server")).toEqual(exact({ key: m("type"), match: { any: ["db2", "sql server"] } }));
     expect(compile("priority=+2")).toEqual(exact({ key: m("priority"), match: { value: 2 } }));
     expect(compile("priorityIN1,3,5")).toEqual(exact({ key: m("priority"), match: { any: [1, 3, 5] } }));
-    expect(compile("created=2024-05-01")).toEqual(exact({ key: m("created"), range: { gte: "2024-05-01T00:00:00Z", lte: "2024-05-01T00:00:00Z" } }));
+    expect(compile("created=2024-05-01")).toEqual(
+      exact({ key: m("created"), range: { gte: "2024-05-01T00:00:00Z", lte: "2024-05-01T00:00:00Z" } }),
+    );
     expect(compile("flag=true")).toEqual(exact({ key: m("flag"), match: { value: true } }));
   });
 
   it("matches an untyped value as a string, a number (as a double) and a boolean", () => {
-    expect(compile("score=10")).toEqual(exact({ should: [{ key: m("score"), match: { value: "10" } }, { key: m("score"), range: { gte: 10, lte: 10 } }] }));
-    expect(compile("score=1.5e1")).toEqual(exact({ should: [{ key: m("score"), match: { value: "1.5e1" } }, { key: m("score"), range: { gte: 15, lte: 15 } }] }));
+    expect(compile("score=10")).toEqual(
+      exact({
+        should: [
+          { key: m("score"), match: { value: "10" } },
+          { key: m("score"), range: { gte: 10, lte: 10 } },
+        ],
+      }),
+    );
+    expect(compile("score=1.5e1")).toEqual(
+      exact({
+        should: [
+          { key: m("score"), match: { value: "1.5e1" } },
+          { key: m("score"), range: { gte: 15, lte: 15 } },
+        ],
+      }),
+    );
     expect(compile("tags=b")).toEqual(exact({ key: m("tags"), match: { value: "b" } }));
-    expect(compile("mixINtrue,x")).toEqual(exact({ should: [{ key: m("mix"), match: { any: ["true", "x"] } }, { key: m("mix"), match: { value: true } }] }));
+    expect(compile("mixINtrue,x")).toEqual(
+      exact({
+        should: [
+          { key: m("mix"), match: { any: ["true", "x"] } },
+          { key: m("mix"), match: { value: true } },
+        ],
+      }),
+    );
   });
 
   it("negates with must_not, which also holds when the field is missing", () => {
@@ -50,7 +75,14 @@ describe("filter compiler: exact conditions", () => {
 
   it("answers every operator on flag from its two possible values", () => {
     expect(compile("flag>false")).toEqual(exact({ key: m("flag"), match: { value: true } }));
-    expect(compile("flag>=false")).toEqual(exact({ should: [{ key: m("flag"), match: { value: true } }, { key: m("flag"), match: { value: false } }] }));
+    expect(compile("flag>=false")).toEqual(
+      exact({
+        should: [
+          { key: m("flag"), match: { value: true } },
+          { key: m("flag"), match: { value: false } },
+        ],
+      }),
+    );
     expect(compile("flagLIKEru")).toEqual(exact({ key: m("flag"), match: { value: true } }));
     expect(compile("flag<false")).toEqual(exact(false));
     expect(compile("flag!=true")).toEqual(exact({ must_not: [{ key: m("flag"), match: { value: true } }] }));
@@ -61,7 +93,9 @@ describe("filter compiler: exact conditions", () => {
     expect(compile("note=")).toEqual(exact(empty("note")));
     expect(compile("noteISNOTEMPTY")).toEqual(exact({ must_not: [empty("note")] }));
     expect(compile("statusSAMEASprev_status")).toEqual(exact({ key: "meta_same", match: { value: "prev_status=status" } }));
-    expect(compile("prev_statusNSAMEASstatus")).toEqual(exact({ must_not: [{ key: "meta_same", match: { value: "prev_status=status" } }] }));
+    expect(compile("prev_statusNSAMEASstatus")).toEqual(
+      exact({ must_not: [{ key: "meta_same", match: { value: "prev_status=status" } }] }),
+    );
     expect(compile("statusSAMEASstatus")).toEqual(exact({ key: "meta_keys", match: { value: "status" } }));
   });
 
@@ -102,7 +136,9 @@ describe("filter compiler: supersets for what Qdrant cannot express", () => {
   });
 
   it("keeps the exact parts of a mixed filter", () => {
-    expect(compile("status=open^ORnoteLIKEx")).toEqual(loose({ should: [{ key: m("status"), match: { value: "open" } }, hasValue("note")] }));
+    expect(compile("status=open^ORnoteLIKEx")).toEqual(
+      loose({ should: [{ key: m("status"), match: { value: "open" } }, hasValue("note")] }),
+    );
     expect(compile("noteLIKEx^ORstatusANYTHING")).toEqual(exact(true));
     expect(compile("noteLIKEx^flag<false")).toEqual(exact(false));
   });

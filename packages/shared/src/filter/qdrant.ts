@@ -26,7 +26,14 @@
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { Metadata } from "../domain/metadata.ts";
 import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
-import { compileBounds, exactly as exactlyBounds, loosely as looselyBounds, negate as negateBounds, type Bounds as SharedBounds, type Connectives } from "./bounds.ts";
+import {
+  compileBounds,
+  exactly as exactlyBounds,
+  loosely as looselyBounds,
+  negate as negateBounds,
+  type Bounds as SharedBounds,
+  type Connectives,
+} from "./bounds.ts";
 import { evaluate } from "./evaluate.ts";
 import { knownFieldType } from "./values.ts";
 import { KEY, metadataKey, samePair } from "./qdrant-payload.ts";

@@ -35,7 +35,9 @@ describe("filterTypos", () => {
     expect(typos("status=open&priority=2")).toEqual([
       'status: the value "open&priority=2" holds "&priority=2" because "&" joins nothing in a filter, so status is compared with all of it, not with "open"; to join two conditions, write one "^" between them',
     ]);
-    expect(typos("typeINmemo,report&ownerLIKEann")).toEqual([expect.stringMatching(/^type: the value "report&ownerLIKEann" holds "&ownerLIKEann"/)]);
+    expect(typos("typeINmemo,report&ownerLIKEann")).toEqual([
+      expect.stringMatching(/^type: the value "report&ownerLIKEann" holds "&ownerLIKEann"/),
+    ]);
     expect(typos("status=R&D^owner=a^^b")).toEqual([]);
   });
 

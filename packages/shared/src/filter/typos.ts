@@ -13,7 +13,8 @@ import { quote } from "./values.ts";
 
 const OPERATOR_START = /^[=!<>]/;
 /** `^` or `&` then what reads as the start of a condition: a field name and an operator. */
-const JOINED_CONDITION = /([&^])[a-z_][a-z0-9_.]*(?:[=!<>]|NOT ?IN|NOT ?LIKE|IN|LIKE|STARTSWITH|ENDSWITH|BETWEEN|ISEMPTY|ISNOTEMPTY|ANYTHING|N?SAMEAS)/;
+const JOINED_CONDITION =
+  /([&^])[a-z_][a-z0-9_.]*(?:[=!<>]|NOT ?IN|NOT ?LIKE|IN|LIKE|STARTSWITH|ENDSWITH|BETWEEN|ISEMPTY|ISNOTEMPTY|ANYTHING|N?SAMEAS)/;
 
 /**
  * What looks wrong in `filter`, one message each, in the order written. `fields` are the
@@ -30,14 +31,19 @@ export function filterTypos(filter: Filter, fields: ReadonlySet<string> | null):
         if (c.op === "SAMEAS" || c.op === "NSAMEAS") named.add(c.other);
         for (const value of valueTexts(c)) {
           if (OPERATOR_START.test(value)) {
-            const meant = c.op === "=" || c.op === "!=" || c.op === "<" || c.op === ">" || c.op === "<=" || c.op === ">=" ? `${c.field}${c.op}${value.replace(/^=+/, "")}` : undefined;
+            const meant =
+              c.op === "=" || c.op === "!=" || c.op === "<" || c.op === ">" || c.op === "<=" || c.op === ">="
+                ? `${c.field}${c.op}${value.replace(/^=+/, "")}`
+                : undefined;
             warnings.push(
               `${c.field}: the value ${quote(value)} starts with ${quote(value.charAt(0))}, an operator character, and is compared as written` +
                 (meant && value.startsWith("=") ? `; to compare with ${quote(value.replace(/^=+/, ""))}, write ${meant}` : ""),
             );
           }
           if (value.endsWith("^")) {
-            warnings.push(`${c.field}: the value ${quote(value)} ends with "^" because "^^" in a value is a literal "^"; to join two conditions, write one "^" between them`);
+            warnings.push(
+              `${c.field}: the value ${quote(value)} ends with "^" because "^^" in a value is a literal "^"; to join two conditions, write one "^" between them`,
+            );
           }
           const joined = JOINED_CONDITION.exec(value);
           if (joined) {

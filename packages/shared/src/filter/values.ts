@@ -33,7 +33,8 @@ export function typedValue(field: string, text: string, position: number, now: D
       return { text: String(n), num: n };
     }
     case "boolean":
-      if (text !== "true" && text !== "false") throw new FilterSyntaxError(`${field}: expected true or false, got ${quote(text)}`, position);
+      if (text !== "true" && text !== "false")
+        throw new FilterSyntaxError(`${field}: expected true or false, got ${quote(text)}`, position);
       return { text };
     case "instant": {
       const instant = parseFilterInstant(text, now);

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { MIN_INEXACT_LIMIT, fetchUntilKept, firstDepth } from "./deeper.ts";
 
 /** Rankings over 0..size-1 (best first); the answer keeps the numbers `pass` accepts. */
-function run(sizes: number[], pass: (n: number) => boolean, want: number, first: number, more: { final?: () => boolean; deeper?: (limit: number) => number } = {}) {
+function run(
+  sizes: number[],
+  pass: (n: number) => boolean,
+  want: number,
+  first: number,
+  more: { final?: () => boolean; deeper?: (limit: number) => number } = {},
+) {
   const depths: number[] = [];
   const kept = fetchUntilKept({
     want,
@@ -19,7 +25,13 @@ function run(sizes: number[], pass: (n: number) => boolean, want: number, first:
 
 describe("firstDepth", () => {
   it("asks for want when the engine's answer is exact, else four times as many, at least MIN_INEXACT_LIMIT", () => {
-    const cases: [number, boolean, number][] = [[10, true, 10], [10, false, MIN_INEXACT_LIMIT], [16, false, 64], [100, false, 400], [100, true, 100]];
+    const cases: [number, boolean, number][] = [
+      [10, true, 10],
+      [10, false, MIN_INEXACT_LIMIT],
+      [16, false, 64],
+      [100, false, 400],
+      [100, true, 100],
+    ];
     for (const [want, exact, depth] of cases) expect(firstDepth(want, exact), `${want} ${exact}`).toBe(depth);
   });
 });

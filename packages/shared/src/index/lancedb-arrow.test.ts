@@ -15,16 +15,25 @@ function valueOf(field: Field): fc.Arbitrary<unknown> {
   else if (DataType.isInt(type)) value = fc.integer({ min: -(2 ** (type.bitWidth - 1)), max: 2 ** (type.bitWidth - 1) - 1 });
   else if (DataType.isBool(type)) value = fc.boolean();
   else if (DataType.isList(type)) value = fc.array(text, { maxLength: 4 });
-  else if (DataType.isFixedSizeList(type)) value = fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }), { minLength: type.listSize, maxLength: type.listSize });
+  else if (DataType.isFixedSizeList(type))
+    value = fc.array(fc.float({ noNaN: true, noDefaultInfinity: true }), { minLength: type.listSize, maxLength: type.listSize });
   else throw new Error(`no generator for ${String(type)}`);
   return field.nullable ? fc.option(value, { nil: null }) : value;
 }
 
-const rowsOf = (schema: Schema) => fc.array(fc.record(Object.fromEntries(schema.fields.map((f) => [f.name, valueOf(f)]))) as fc.Arbitrary<Row>, { maxLength: 40 });
+const rowsOf = (schema: Schema) =>
+  fc.array(fc.record(Object.fromEntries(schema.fields.map((f) => [f.name, valueOf(f)]))) as fc.Arbitrary<Row>, { maxLength: 40 });
 
 /** Every row of a table as plain values, Arrow's own reading of its buffers. */
 const plain = (rows: Iterable<{ toJSON(): Record<string, unknown> }>) =>
-  [...rows].map((r) => Object.fromEntries(Object.entries(r.toJSON()).map(([k, v]) => [k, v !== null && typeof v === "object" && "toArray" in v ? [...(v as { toArray(): Iterable<unknown> }).toArray()] : v])));
+  [...rows].map((r) =>
+    Object.fromEntries(
+      Object.entries(r.toJSON()).map(([k, v]) => [
+        k,
+        v !== null && typeof v === "object" && "toArray" in v ? [...(v as { toArray(): Iterable<unknown> }).toArray()] : v,
+      ]),
+    ),
+  );
 
 describe("rowsTable", () => {
   for (const dimensions of [null, 3]) {
@@ -33,7 +42,9 @@ describe("rowsTable", () => {
       fc.assert(
         fc.property(rowsOf(schema), (rows) => {
           const ours = rowsTable(rows, schema);
-          expect(ours.schema.fields.map((f) => `${f.name} ${String(f.type)} ${f.nullable}`)).toEqual(schema.fields.map((f) => `${f.name} ${String(f.type)} ${f.nullable}`));
+          expect(ours.schema.fields.map((f) => `${f.name} ${String(f.type)} ${f.nullable}`)).toEqual(
+            schema.fields.map((f) => `${f.name} ${String(f.type)} ${f.nullable}`),
+          );
           expect(ours.numRows).toBe(rows.length);
           expect(plain(ours)).toEqual(plain(makeArrowTable(rows, { schema })));
         }),

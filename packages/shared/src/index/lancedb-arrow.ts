@@ -5,12 +5,32 @@
  * slower (docs/benchmarks.md). This covers the types
  * of tableSchema only, and says so for any other.
  */
-import { type Data, DataType, type Field, RecordBatch, type Schema, Struct, Table, makeData, type Bool, type FixedSizeList, type Float32, type Int, type List, type Utf8 } from "apache-arrow";
+import {
+  type Data,
+  DataType,
+  type Field,
+  RecordBatch,
+  type Schema,
+  Struct,
+  Table,
+  makeData,
+  type Bool,
+  type FixedSizeList,
+  type Float32,
+  type Int,
+  type List,
+  type Utf8,
+} from "apache-arrow";
 import type { Row } from "./lancedb-rows.ts";
 
 /** The table of `rows` under `schema`: each field's value is read from the row by its name. */
 export function rowsTable(rows: readonly Row[], schema: Schema): Table {
-  const children = schema.fields.map((field) => columnData(field, rows.map((row) => row[field.name])));
+  const children = schema.fields.map((field) =>
+    columnData(
+      field,
+      rows.map((row) => row[field.name]),
+    ),
+  );
   const data = makeData({ type: new Struct(schema.fields), length: rows.length, nullCount: 0, children });
   return new Table([new RecordBatch(schema, data)]);
 }

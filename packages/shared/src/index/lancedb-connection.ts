@@ -118,7 +118,10 @@ export class TableConnection {
   /** Closes the connection in use once the operations using it end. */
   async close(): Promise<void> {
     this.stopRenewing();
-    const opened = await this.opened.then(() => this.#current, () => null);
+    const opened = await this.opened.then(
+      () => this.#current,
+      () => null,
+    );
     if (opened && !opened.retired) {
       opened.retired = true;
       if (opened.users === 0) closeHandle(opened);

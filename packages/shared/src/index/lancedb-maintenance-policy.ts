@@ -113,7 +113,9 @@ export function decideMaintenance(s: MaintenanceState, policy: MaintenancePolicy
 
 function enoughWritten(s: MaintenanceState, { maintainAfterRows, maintainAfterCommits }: MaintenancePolicy): boolean {
   const { startRows, endRows } = s.lastRun;
-  const afterRows = s.searched ? Math.max(maintainAfterRows, Math.floor(endRows / 2)) : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
+  const afterRows = s.searched
+    ? Math.max(maintainAfterRows, Math.floor(endRows / 2))
+    : Math.max(QUIET_ROWS_FACTOR * maintainAfterRows, startRows);
   return s.rows >= afterRows || s.commits >= (s.searched ? 1 : 10) * maintainAfterCommits;
 }
 

@@ -87,7 +87,10 @@ describe("LanceSearchIndex maintenance", () => {
   it("finds a replaced, refreshed or deleted document only as it is now, before and after maintenance, twice over", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 0 });
-    const put = (id: string, text: string, version: number, status: string) => ({ doc: { ...doc(id, text, version), metadata: { status, priority: version }, sha256: `${id}-${version}` }, chunks: [{ index: 0, text, start: 0, end: text.length }] });
+    const put = (id: string, text: string, version: number, status: string) => ({
+      doc: { ...doc(id, text, version), metadata: { status, priority: version }, sha256: `${id}-${version}` },
+      chunks: [{ index: 0, text, start: 0, end: text.length }],
+    });
     const ids = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `d${String(from + i).padStart(2, "0")}`);
     await index.indexDocuments(ids(0, 40).map((id) => put(id, `heron ${id}`, 1, "open")));
     await index.maintain();
@@ -95,7 +98,9 @@ describe("LanceSearchIndex maintenance", () => {
       for (const [query, docs] of Object.entries(expected)) {
         const [words, filterText] = query.split(" | ");
         const filter = parseFilter(filterText ?? "");
-        const found = words ? (await index.search({ query: words, collections: ["c"], filter, k: 100 })).map((h) => h.docId) : (await index.findDocuments({ collections: ["c"], filter, limit: 100, offset: 0 })).map((d) => d.docId);
+        const found = words
+          ? (await index.search({ query: words, collections: ["c"], filter, k: 100 })).map((h) => h.docId)
+          : (await index.findDocuments({ collections: ["c"], filter, limit: 100, offset: 0 })).map((d) => d.docId);
         expect(found.sort(), query).toEqual(docs);
       }
     };
@@ -106,7 +111,7 @@ describe("LanceSearchIndex maintenance", () => {
       await index.indexDocuments(ids(10, 20).map((id) => put(id, `egret${round} ${id}`, v, "closed")));
       for (const id of ids(20, 25)) await index.deleteDocument("c", id);
       const expected = {
-        "heron": [...ids(0, 10), ...ids(25, 40)],
+        heron: [...ids(0, 10), ...ids(25, 40)],
         [`egret${round}`]: ids(10, 20),
         "heron | status=closed": ids(0, 10),
         [`heron | priority=${v}`]: ids(0, 10),

@@ -8,7 +8,13 @@ import type { OptimizeStats, Table } from "@lancedb/lancedb";
 import { storageError } from "../storage-errors.ts";
 import type { TableConnection } from "./lancedb-connection.ts";
 import type { SearchDemand } from "./lancedb-demand.ts";
-import { decideMaintenance, type MaintenancePolicy, type MaintenanceState, type RunKind, type Trigger } from "./lancedb-maintenance-policy.ts";
+import {
+  decideMaintenance,
+  type MaintenancePolicy,
+  type MaintenanceState,
+  type RunKind,
+  type Trigger,
+} from "./lancedb-maintenance-policy.ts";
 import type { LanceOptions } from "./lancedb-options.ts";
 import { INDEX_PLACE, isCommitConflict, type SerialWrites } from "./lancedb-serial.ts";
 import { rebuildTextIndex, TABLE_LAYOUT } from "./lancedb-table.ts";
@@ -56,7 +62,10 @@ export class Maintenance {
     this.#parts = parts;
     this.#options = options;
     this.#policy = { ...options, pauseMs: Math.min(1_000, options.maintainEveryMs / 2) };
-    parts.connection.opened.then((opened) => (this.#textIndexStale = opened.layout < TABLE_LAYOUT), () => {});
+    parts.connection.opened.then(
+      (opened) => (this.#textIndexStale = opened.layout < TABLE_LAYOUT),
+      () => {},
+    );
     if (options.maintainEveryMs > 0) {
       this.#timer = setInterval(() => {
         parts.onTick();
@@ -130,20 +139,23 @@ export class Maintenance {
     const facts: Pick<MaintenanceState, "unindexed" | "fragments" | "quiet"> = {};
     const searched = this.#parts.demand.recent();
     for (;;) {
-      const decision = decideMaintenance({
-        trigger,
-        now: Date.now(),
-        running: this.#running !== null,
-        textIndexStale: this.#textIndexStale,
-        commits: this.#commits,
-        rows: this.#rows,
-        lastCommit: this.#lastCommit,
-        searched,
-        lastRun: this.#lastRun,
-        cleanupAfter: this.#cleanupAfter,
-        restUntil: this.#restUntil,
-        ...facts,
-      }, this.#policy);
+      const decision = decideMaintenance(
+        {
+          trigger,
+          now: Date.now(),
+          running: this.#running !== null,
+          textIndexStale: this.#textIndexStale,
+          commits: this.#commits,
+          rows: this.#rows,
+          lastCommit: this.#lastCommit,
+          searched,
+          lastRun: this.#lastRun,
+          cleanupAfter: this.#cleanupAfter,
+          restUntil: this.#restUntil,
+          ...facts,
+        },
+        this.#policy,
+      );
       if ("ask" in decision) {
         await this.#read(decision.ask, facts);
         continue;
@@ -154,7 +166,10 @@ export class Maintenance {
     }
   }
 
-  async #read(fact: "unindexed" | "fragments" | "quiet", facts: Pick<MaintenanceState, "unindexed" | "fragments" | "quiet">): Promise<void> {
+  async #read(
+    fact: "unindexed" | "fragments" | "quiet",
+    facts: Pick<MaintenanceState, "unindexed" | "fragments" | "quiet">,
+  ): Promise<void> {
     const { connection, demand, textIndexCount } = this.#parts;
     if (fact === "quiet") {
       facts.quiet = demand.quietFor(this.#options.tidyWhenQuietMs);
@@ -185,24 +200,30 @@ export class Maintenance {
   async #start(run: RunKind, searched: boolean): Promise<void> {
     const started = Date.now();
     const written = { rows: this.#rows, commits: this.#commits, searched };
-    this.#running = this.maintain().then(
-      (stats) => {
-        this.#failing = false;
-        this.#options.logger?.info({ stats, run, ...written, ms: Date.now() - started }, "search index maintained");
-        // Writes committed during the run are folded in once they pause, as after any commit.
-        void this.#look("ran");
-      },
-      (err: unknown) => {
-        // What it was to fold in is still there (its counts were reset as it started): the timer
-        // runs it again, once DATA_DIR has room again, say. Said once per run of failures; the
-        // next success is logged.
-        this.#commits = Math.max(this.#commits, 1);
-        if (!this.#failing) this.#options.logger?.warn({ err: storageError(err, INDEX_PLACE) ?? err }, "search index maintenance failed; the timer retries it");
-        this.#failing = true;
-      },
-    ).finally(() => {
-      this.#running = null;
-    });
+    this.#running = this.maintain()
+      .then(
+        (stats) => {
+          this.#failing = false;
+          this.#options.logger?.info({ stats, run, ...written, ms: Date.now() - started }, "search index maintained");
+          // Writes committed during the run are folded in once they pause, as after any commit.
+          void this.#look("ran");
+        },
+        (err: unknown) => {
+          // What it was to fold in is still there (its counts were reset as it started): the timer
+          // runs it again, once DATA_DIR has room again, say. Said once per run of failures; the
+          // next success is logged.
+          this.#commits = Math.max(this.#commits, 1);
+          if (!this.#failing)
+            this.#options.logger?.warn(
+              { err: storageError(err, INDEX_PLACE) ?? err },
+              "search index maintenance failed; the timer retries it",
+            );
+          this.#failing = true;
+        },
+      )
+      .finally(() => {
+        this.#running = null;
+      });
     await this.#running;
   }
 

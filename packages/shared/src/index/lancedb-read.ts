@@ -5,7 +5,16 @@
  * more are fetched, four times deeper a round, until enough pass or none are left.
  */
 import { MatchQuery, Operator, type Table } from "@lancedb/lancedb";
-import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchRequest } from "../ports.ts";
+import type {
+  DocumentChunks,
+  FindRequest,
+  IndexEntry,
+  IndexedDocument,
+  InventoryScope,
+  ScanRequest,
+  SearchHit,
+  SearchRequest,
+} from "../ports.ts";
 import type { Metadata } from "../domain/metadata.ts";
 import { compareCodePoints } from "../filter/compare.ts";
 import { evaluate } from "../filter/evaluate.ts";
@@ -35,12 +44,17 @@ interface HitRow {
 type ChunkRow = ReturnType<typeof parseHit> & { text: string; _score?: number; _distance?: number };
 
 /** Plain objects: each field of an Arrow row is decoded again whenever it is read. */
-const chunkRows = (rows: HitRow[]): ChunkRow[] => rows.map((r) => ({ ...parseHit(r.hit), text: r.text, _score: r._score, _distance: r._distance }));
+const chunkRows = (rows: HitRow[]): ChunkRow[] =>
+  rows.map((r) => ({ ...parseHit(r.hit), text: r.text, _score: r._score, _distance: r._distance }));
 
 /** Rows of the given documents (an OR of one IN list per collection). */
 export function documentsWhere(docs: readonly DocumentKey[]): string | boolean {
   const byCollection = Map.groupBy(docs, (d) => d.collection);
-  return or([...byCollection].map(([c, ds]) => `(collection = ${sqlString(c)} AND doc_id IN (${[...new Set(ds.map((d) => sqlString(d.docId)))].join(", ")}))`));
+  return or(
+    [...byCollection].map(
+      ([c, ds]) => `(collection = ${sqlString(c)} AND doc_id IN (${[...new Set(ds.map((d) => sqlString(d.docId)))].join(", ")}))`,
+    ),
+  );
 }
 
 const inCollections = (collections: readonly string[]) => `collection IN (${[...new Set(collections)].map(sqlString).join(", ")})`;
@@ -51,7 +65,13 @@ const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === fals
  * `hidden`: documents whose deletion is answered but not yet applied to the table (see
  * lancedb-tombstones.ts); their rows are left out as the evaluator's rejects are, fetching deeper.
  */
-export async function searchChunks(table: Table, request: SearchRequest, vectorSize: number | null, fusion: HybridFusion = DEFAULT_FUSION, hidden: Hidden | null = null): Promise<SearchHit[]> {
+export async function searchChunks(
+  table: Table,
+  request: SearchRequest,
+  vectorSize: number | null,
+  fusion: HybridFusion = DEFAULT_FUSION,
+  hidden: Hidden | null = null,
+): Promise<SearchHit[]> {
   if (request.collections.length === 0 || request.k < 1) return [];
   const compiled = compileToLanceWhere(request.filter);
   // With no condition but the collections, the search runs unfiltered and the collections are
@@ -63,7 +83,8 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
   if (where === "false") return [];
   const inScope = new Set(request.collections);
   const terms = queryTerms(request.query);
-  if (request.vector && vectorSize !== null && request.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, request.vector.length);
+  if (request.vector && vectorSize !== null && request.vector.length !== vectorSize)
+    throw indexDimensionMismatch(vectorSize, request.vector.length);
   const rankers: ((limit: number) => Promise<ChunkRow[]>)[] = [];
   const weights: number[] = [];
   if (terms.length > 0) {
@@ -71,7 +92,12 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
     const match = new MatchQuery(terms.join(" "), "text", { operator: Operator.Or });
     rankers.push(async (limit) => {
       const query = table.query().fullTextSearch(match);
-      return chunkRows(await (where ? query.where(where) : query).select([...HIT_COLUMNS, "_score"]).limit(limit).toArray());
+      return chunkRows(
+        await (where ? query.where(where) : query)
+          .select([...HIT_COLUMNS, "_score"])
+          .limit(limit)
+          .toArray(),
+      );
     });
   }
   const vector = request.vector;
@@ -79,14 +105,21 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
     weights.push(fusion.denseWeight);
     rankers.push(async (limit) => {
       const query = table.query().nearestTo(vector).column("vector").distanceType("cosine");
-      return chunkRows(await (where ? query.where(where) : query).select([...HIT_COLUMNS, "_distance"]).limit(limit).toArray());
+      return chunkRows(
+        await (where ? query.where(where) : query)
+          .select([...HIT_COLUMNS, "_distance"])
+          .limit(limit)
+          .toArray(),
+      );
     });
   }
   if (rankers.length === 0) return [];
   const k = request.k;
   const want = rankers.length === 1 ? k : Math.max(k, fusion.depth);
   const keep = (row: ChunkRow) =>
-    inScope.has(row.key.collection) && !hidden?.has(row.key.collection, row.key.docId) && (compiled.exact || evaluate(request.filter, row.metadata));
+    inScope.has(row.key.collection) &&
+    !hidden?.has(row.key.collection, row.key.docId) &&
+    (compiled.exact || evaluate(request.filter, row.metadata));
   // Exact in the engine: one round. Otherwise rows are checked here, and more are fetched
   // until `want` pass or none are left.
   const engineExact = compiled.exact && hidden === null;
@@ -110,7 +143,9 @@ export async function searchChunks(table: Table, request: SearchRequest, vectorS
     },
   });
   if (kept.length === 1) return kept[0]!.slice(0, k).map((row) => hitOf(row, row._score ?? 1 - (row._distance ?? 1)));
-  return reciprocalRankFusion(kept, ({ key }) => chunkId(key.collection, key.docId, key.chunk), RRF_K, weights).slice(0, k).map(({ item, score }) => hitOf(item, score));
+  return reciprocalRankFusion(kept, ({ key }) => chunkId(key.collection, key.docId, key.chunk), RRF_K, weights)
+    .slice(0, k)
+    .map(({ item, score }) => hitOf(item, score));
 }
 
 function hitOf(row: ChunkRow, score: number): SearchHit {
@@ -141,7 +176,11 @@ function headsQuery(request: Pick<FindRequest, "collections" | "filter">, hidden
   // bytes (code point order, as compareCodePoints), a missing value (null) last either way.
   const inEngine = compiled.exact && request.filter.orderBy.every((t) => isKnownField(t.field));
   const order = [
-    ...request.filter.orderBy.map((t) => ({ columnName: KNOWN_COLUMN[t.field as keyof typeof KNOWN_COLUMN], ascending: !t.descending, nullsFirst: false })),
+    ...request.filter.orderBy.map((t) => ({
+      columnName: KNOWN_COLUMN[t.field as keyof typeof KNOWN_COLUMN],
+      ascending: !t.descending,
+      nullsFirst: false,
+    })),
     { columnName: "collection", ascending: true, nullsFirst: false },
     { columnName: "doc_id", ascending: true, nullsFirst: false },
   ];
@@ -150,11 +189,18 @@ function headsQuery(request: Pick<FindRequest, "collections" | "filter">, hidden
 
 /** ORDERBY follows compareForOrder (types ranked, arrays by their first item): every match sorted here, without texts. */
 async function sortedHeads(table: Table, where: string, exact: boolean, filter: FindRequest["filter"]): Promise<HeadRow[]> {
-  const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as (HeadRow & { metadata: string })[];
+  const rows = (await table.query().where(where).select(["collection", "doc_id", "metadata"]).toArray()) as (HeadRow & {
+    metadata: string;
+  })[];
   return rows
     .map((r) => ({ r, m: JSON.parse(r.metadata) as Metadata }))
     .filter(({ m }) => exact || evaluate(filter, m))
-    .sort((a, b) => compareForOrder(a.m, b.m, filter.orderBy) || compareCodePoints(a.r.collection, b.r.collection) || compareCodePoints(a.r.doc_id, b.r.doc_id))
+    .sort(
+      (a, b) =>
+        compareForOrder(a.m, b.m, filter.orderBy) ||
+        compareCodePoints(a.r.collection, b.r.collection) ||
+        compareCodePoints(a.r.doc_id, b.r.doc_id),
+    )
     .map(({ r }) => r);
 }
 
@@ -173,7 +219,14 @@ export async function findHeads(table: Table, request: FindRequest, hidden: Hidd
   // head row, so only the documents of several chunks take a second read.
   const heads =
     (await pageByRowIds(table, where, order.slice(0, request.filter.orderBy.length), request.offset, request.limit)) ??
-    ((await table.query().where(where).orderBy(order).offset(request.offset).limit(request.limit).select(TEXT_COLUMNS).toArray()) as TextRow[]);
+    ((await table
+      .query()
+      .where(where)
+      .orderBy(order)
+      .offset(request.offset)
+      .limit(request.limit)
+      .select(TEXT_COLUMNS)
+      .toArray()) as TextRow[]);
   const whole = heads.map((head) => documentOf(head, [head]));
   const parts = heads.filter((_, i) => whole[i] === null).map(keyOf);
   const read = parts.length === 0 ? [] : await readDocuments(table, parts);
@@ -200,7 +253,14 @@ type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
 async function pageByRowIds(table: Table, where: string, terms: Order, offset: number, limit: number): Promise<TextRow[] | null> {
   if (terms.length === 0) return null;
   const end = offset + limit;
-  const sorted = await table.query().where(where).orderBy(terms).limit(end + 1).select([...new Set(terms.map((t) => t.columnName))]).withRowId().toArrow();
+  const sorted = await table
+    .query()
+    .where(where)
+    .orderBy(terms)
+    .limit(end + 1)
+    .select([...new Set(terms.map((t) => t.columnName))])
+    .withRowId()
+    .toArrow();
   const n = sorted.numRows;
   if (n <= offset) return []; // an empty answer has no columns
   const columns = terms.map((t) => sorted.getChild(t.columnName)!);
@@ -215,10 +275,16 @@ async function pageByRowIds(table: Table, where: string, terms: Order, offset: n
     run.set(ids[i]!, r);
   }
   // takeRowIds answers in row id order, without the ids it lacks.
-  const rows = (await table.takeRowIds([...run.keys()]).select(TEXT_COLUMNS).withRowId().toArray()) as (TextRow & { _rowid: bigint })[];
+  const rows = (await table
+    .takeRowIds([...run.keys()])
+    .select(TEXT_COLUMNS)
+    .withRowId()
+    .toArray()) as (TextRow & { _rowid: bigint })[];
   if (rows.length !== run.size) return null;
   const ranked = rows.map((row) => ({ row, run: run.get(row._rowid)! }));
-  ranked.sort((a, b) => a.run - b.run || compareCodePoints(a.row.collection, b.row.collection) || compareCodePoints(a.row.doc_id, b.row.doc_id));
+  ranked.sort(
+    (a, b) => a.run - b.run || compareCodePoints(a.row.collection, b.row.collection) || compareCodePoints(a.row.doc_id, b.row.doc_id),
+  );
   return ranked.map(({ row }) => row);
 }
 
@@ -275,14 +341,28 @@ const TEXT_COLUMNS = ["collection", "doc_id", "version", "chunk", "head", "char_
  */
 function documentOf(head: TextRow, rows: readonly TextRow[], partial = false): IndexedDocument | null {
   if (head.doc_rest === null) return null;
-  const chunks = rows.filter((r) => r.version === head.version && Number(r.chunk) >= 0).map((r) => ({ text: r.text, start: Number(r.char_start) }));
+  const chunks = rows
+    .filter((r) => r.version === head.version && Number(r.chunk) >= 0)
+    .map((r) => ({ text: r.text, start: Number(r.char_start) }));
   const text = partial ? documentText(head.doc_rest, chunks) : completeText(head.doc_rest, chunks);
-  return text === null ? null : { collection: head.collection, docId: head.doc_id, version: Number(head.version), metadata: JSON.parse(head.metadata) as Metadata, text };
+  return text === null
+    ? null
+    : {
+        collection: head.collection,
+        docId: head.doc_id,
+        version: Number(head.version),
+        metadata: JSON.parse(head.metadata) as Metadata,
+        text,
+      };
 }
 
 /** The documents whole, in the order given; one read of all their rows. */
 async function readDocuments(table: Table, docs: DocumentKey[]): Promise<IndexedDocument[]> {
-  const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(TEXT_COLUMNS).toArray()) as TextRow[];
+  const rows = (await table
+    .query()
+    .where(asWhere(documentsWhere(docs)))
+    .select(TEXT_COLUMNS)
+    .toArray()) as TextRow[];
   const byDoc = Map.groupBy(rows, (r) => docKey(r.collection, r.doc_id));
   return docs.flatMap(({ collection, docId }) => {
     const all = byDoc.get(docKey(collection, docId)) ?? [];
@@ -304,8 +384,11 @@ interface StoredRow {
 
 /** The chunks of the version whose head row is newest (two can be there while writers race). */
 export async function readChunks(table: Table, collection: string, docId: string): Promise<DocumentChunks | null> {
-  const rows = (await table.query().where(asWhere(documentsWhere([{ collection, docId }])))
-    .select(["version", "chunk", "head", "char_start", "char_end", "text", "cite"]).toArray()) as StoredRow[];
+  const rows = (await table
+    .query()
+    .where(asWhere(documentsWhere([{ collection, docId }])))
+    .select(["version", "chunk", "head", "char_start", "char_end", "text", "cite"])
+    .toArray()) as StoredRow[];
   const heads = rows.filter((r) => r.head).map((r) => Number(r.version));
   if (heads.length === 0) return null;
   const version = Math.max(...heads);
@@ -335,23 +418,33 @@ export async function* inventoryOf(table: Table, scope: InventoryScope, batch: n
     if (collection === null) throw new Error("inventory: docIds need a collection");
     const ids = [...new Set(docIds)];
     for (let i = 0; i < ids.length; i += size) {
-      const entries = await countChunks(table, ids.slice(i, i + size).map((docId) => ({ collection, docId })));
+      const entries = await countChunks(
+        table,
+        ids.slice(i, i + size).map((docId) => ({ collection, docId })),
+      );
       if (entries.length > 0) yield entries;
     }
     return;
   }
   let after: HeadRow | null = null;
   for (;;) {
-    const resume: string | boolean = after === null
-      ? true
-      : collection === null
-        ? `(collection > ${sqlString(after.collection)} OR (collection = ${sqlString(after.collection)} AND doc_id > ${sqlString(after.doc_id)}))`
-        : `doc_id > ${sqlString(after.doc_id)}`;
+    const resume: string | boolean =
+      after === null
+        ? true
+        : collection === null
+          ? `(collection > ${sqlString(after.collection)} OR (collection = ${sqlString(after.collection)} AND doc_id > ${sqlString(after.doc_id)}))`
+          : `doc_id > ${sqlString(after.doc_id)}`;
     const where = asWhere(and([collection === null ? true : `collection = ${sqlString(collection)}`, "head = true", resume]));
-    const heads = (await table.query().where(where).orderBy([
-      { columnName: "collection", ascending: true, nullsFirst: false },
-      { columnName: "doc_id", ascending: true, nullsFirst: false },
-    ]).limit(size).select(["collection", "doc_id"]).toArray()) as HeadRow[];
+    const heads = (await table
+      .query()
+      .where(where)
+      .orderBy([
+        { columnName: "collection", ascending: true, nullsFirst: false },
+        { columnName: "doc_id", ascending: true, nullsFirst: false },
+      ])
+      .limit(size)
+      .select(["collection", "doc_id"])
+      .toArray()) as HeadRow[];
     if (heads.length === 0) return;
     const entries = await countChunks(table, heads.map(keyOf));
     if (entries.length > 0) yield entries;
@@ -363,8 +456,11 @@ export async function* inventoryOf(table: Table, scope: InventoryScope, batch: n
 /** Each of these documents that has a head: its newest version, and its chunk rows of any version. */
 async function countChunks(table: Table, docs: DocumentKey[]): Promise<IndexEntry[]> {
   if (docs.length === 0) return [];
-  const rows = (await table.query().where(asWhere(documentsWhere(docs))).select(["collection", "doc_id", "version", "chunk", "head"]).toArray()) as
-    { collection: string; doc_id: string; version: bigint | number; chunk: number; head: boolean }[];
+  const rows = (await table
+    .query()
+    .where(asWhere(documentsWhere(docs)))
+    .select(["collection", "doc_id", "version", "chunk", "head"])
+    .toArray()) as { collection: string; doc_id: string; version: bigint | number; chunk: number; head: boolean }[];
   const found = new Map<string, IndexEntry>();
   for (const r of rows) {
     const key = docKey(r.collection, r.doc_id);

@@ -24,28 +24,31 @@ export function vectorType(dimensions: number): FixedSizeList {
 
 export function tableSchema(dimensions: number | null, metadata?: Map<string, string>): Schema {
   const field = (name: string, type: ConstructorParameters<typeof Field>[1], nullable = false) => new Field(name, type, nullable);
-  return new Schema([
-    field("id", new Utf8()),
-    field("collection", new Utf8()),
-    field("doc_id", new Utf8()),
-    field("version", new Int64()),
-    field("sha256", new Utf8(), true),
-    // A random id of the write that made the row: duplicates left by two writers racing are
-    // told apart by it (see settleRaces in lancedb-write.ts).
-    field("writer", new Utf8()),
-    field("chunk", new Int32()),
-    field("head", new Bool()),
-    field("char_start", new Int32()),
-    field("char_end", new Int32()),
-    field("text", new Utf8()),
-    field("cite", new Utf8(), true),
-    field("doc_rest", new Utf8(), true),
-    // What a search hit needs, in one column (see hitJson): each column a query returns is one
-    // more read of every hit's row.
-    field(HIT_COLUMN, new Utf8()),
-    ...metadataFields(),
-    ...(dimensions === null ? [] : [field("vector", vectorType(dimensions), true)]),
-  ], metadata);
+  return new Schema(
+    [
+      field("id", new Utf8()),
+      field("collection", new Utf8()),
+      field("doc_id", new Utf8()),
+      field("version", new Int64()),
+      field("sha256", new Utf8(), true),
+      // A random id of the write that made the row: duplicates left by two writers racing are
+      // told apart by it (see settleRaces in lancedb-write.ts).
+      field("writer", new Utf8()),
+      field("chunk", new Int32()),
+      field("head", new Bool()),
+      field("char_start", new Int32()),
+      field("char_end", new Int32()),
+      field("text", new Utf8()),
+      field("cite", new Utf8(), true),
+      field("doc_rest", new Utf8(), true),
+      // What a search hit needs, in one column (see hitJson): each column a query returns is one
+      // more read of every hit's row.
+      field(HIT_COLUMN, new Utf8()),
+      ...metadataFields(),
+      ...(dimensions === null ? [] : [field("vector", vectorType(dimensions), true)]),
+    ],
+    metadata,
+  );
 }
 
 /**
@@ -80,8 +83,20 @@ export function hitSql(metadataSql = "metadata"): string {
 }
 
 /** A hit's parts, read from its `hit`. */
-export function parseHit(hit: string): { key: { collection: string; docId: string; chunk: number }; start: number; end: number; cite: Record<string, unknown> | null; metadata: Metadata } {
-  const [[collection, docId, chunk], start, end, cite, metadata] = JSON.parse(hit) as [[string, string, number], number, number, Record<string, unknown> | null, Metadata];
+export function parseHit(hit: string): {
+  key: { collection: string; docId: string; chunk: number };
+  start: number;
+  end: number;
+  cite: Record<string, unknown> | null;
+  metadata: Metadata;
+} {
+  const [[collection, docId, chunk], start, end, cite, metadata] = JSON.parse(hit) as [
+    [string, string, number],
+    number,
+    number,
+    Record<string, unknown> | null,
+    Metadata,
+  ];
   return { key: { collection, docId, chunk }, start, end, cite, metadata };
 }
 
@@ -93,7 +108,11 @@ export function chunkId(collection: string, docId: string, index: number): strin
 /** Vectors of another length than the index holds (or any vector, when it keeps none). */
 export function indexDimensionMismatch(stored: number | null, given: number): DimensionMismatchError {
   return stored === null
-    ? new DimensionMismatchError(`the index keeps no vectors (no EMBEDDING_DIMENSIONS) but was given ${given}-dimensional vectors`, 0, given)
+    ? new DimensionMismatchError(
+        `the index keeps no vectors (no EMBEDDING_DIMENSIONS) but was given ${given}-dimensional vectors`,
+        0,
+        given,
+      )
     : DimensionMismatchError.fromIndex(stored, given);
 }
 
@@ -135,7 +154,9 @@ interface Piece {
 
 /** What the head row keeps besides the chunks to give back the whole text. */
 export function restOf(text: string, chunks: readonly Pick<ChunkInput, "text" | "start" | "end">[]): string {
-  const exact = chunks.every((c) => Number.isInteger(c.start) && c.start >= 0 && c.end <= text.length && text.slice(c.start, c.end) === c.text);
+  const exact = chunks.every(
+    (c) => Number.isInteger(c.start) && c.start >= 0 && c.end <= text.length && text.slice(c.start, c.end) === c.text,
+  );
   if (exact) {
     const gaps: [number, string][] = [];
     let at = 0;

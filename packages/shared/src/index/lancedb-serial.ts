@@ -52,5 +52,8 @@ export class SerialWrites {
  * meanwhile (it runs beside the writes): worth running again from the start.
  */
 export function isCommitConflict(err: unknown): boolean {
-  return err instanceof Error && /incompatible transaction|commit conflict|retryable|too many concurrent writers|Not found: \S+\.manifest/i.test(err.message);
+  return (
+    err instanceof Error &&
+    /incompatible transaction|commit conflict|retryable|too many concurrent writers|Not found: \S+\.manifest/i.test(err.message)
+  );
 }

@@ -29,7 +29,10 @@ async function filledDir(n: number): Promise<string> {
   const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
   const docs = Array.from({ length: n }, (_, i) => {
     const text = `gannet ${i} colony ${i % 7} shearwater ${i % 13}`;
-    return { doc: { collection: "c", docId: `d${i}`, version: 1, metadata: { status: i % 2 ? "open" : "closed" }, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] };
+    return {
+      doc: { collection: "c", docId: `d${i}`, version: 1, metadata: { status: i % 2 ? "open" : "closed" }, text },
+      chunks: [{ index: 0, text, start: 0, end: text.length }],
+    };
   });
   await index.indexDocuments(docs);
   await index.maintain();
@@ -91,10 +94,15 @@ describe("a new chunk table", () => {
     };
     try {
       for (let batch = 0; batch < 3; batch++) {
-        await index.indexDocuments(Array.from({ length: 5 }, (_, i) => {
-          const text = `gannet ${batch} ${i}`;
-          return { doc: { collection: "c", docId: `d${batch}-${i}`, version: 1, metadata: {}, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] };
-        }));
+        await index.indexDocuments(
+          Array.from({ length: 5 }, (_, i) => {
+            const text = `gannet ${batch} ${i}`;
+            return {
+              doc: { collection: "c", docId: `d${batch}-${i}`, version: 1, metadata: {}, text },
+              chunks: [{ index: 0, text, start: 0, end: text.length }],
+            };
+          }),
+        );
       }
       const before = await rowIds();
       expect(before.fragments).toBe(3);
@@ -116,7 +124,12 @@ describe("a new chunk table", () => {
 
 describe("a table of another layout (the table's schema version)", () => {
   const text = "petrel colony";
-  const rows = documentRows({ collection: "c", docId: "a", version: 1, metadata: {}, text }, [{ index: 0, text, start: 0, end: text.length }], null, "w");
+  const rows = documentRows(
+    { collection: "c", docId: "a", version: 1, metadata: {}, text },
+    [{ index: 0, text, start: 0, end: text.length }],
+    null,
+    "w",
+  );
 
   /** A table as a docstore of `layout` made it: 1 has stable row ids and no mark. */
   async function madeWith(layout: number): Promise<string> {
@@ -124,7 +137,10 @@ describe("a table of another layout (the table's schema version)", () => {
     dirs.push(dir);
     const db = await connect(dir);
     const schema = layout === 1 ? tableSchema(null) : tableSchema(null, new Map([[LAYOUT_KEY, String(layout)]]));
-    const table = await db.createEmptyTable(TABLE_NAME, schema, { mode: "create", storageOptions: { newTableEnableStableRowIds: layout === 1 ? "true" : "false" } });
+    const table = await db.createEmptyTable(TABLE_NAME, schema, {
+      mode: "create",
+      storageOptions: { newTableEnableStableRowIds: layout === 1 ? "true" : "false" },
+    });
     await table.add(rowsTable(rows, schema));
     table.close();
     db.close();
@@ -139,7 +155,9 @@ describe("a table of another layout (the table's schema version)", () => {
     expect(await tableLayout(opened.table)).toBe(1);
     const index = new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 });
     try {
-      expect((await index.search({ query: "petrel", collections: ["c"], filter: parseFilter(""), k: 10 })).map((h) => h.docId)).toEqual(["a"]);
+      expect((await index.search({ query: "petrel", collections: ["c"], filter: parseFilter(""), k: 10 })).map((h) => h.docId)).toEqual([
+        "a",
+      ]);
     } finally {
       await index.close();
     }
@@ -170,14 +188,30 @@ describe("a table made before the hit column", () => {
   it("gets it on opening, made from each row's columns: its documents are found as before, and new writes go in", async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-hit-"));
     dirs.push(dir);
-    const doc = (docId: string, text: string, metadata: IndexedDocument["metadata"]): IndexedDocument => ({ collection: "c", docId, version: 1, metadata, text });
+    const doc = (docId: string, text: string, metadata: IndexedDocument["metadata"]): IndexedDocument => ({
+      collection: "c",
+      docId,
+      version: 1,
+      metadata,
+      text,
+    });
     const older = new Schema(tableSchema(null).fields.filter((f) => f.name !== HIT_COLUMN));
     const rows = [
-      ...documentRows(doc("a", "petrel colony. petrel gannet", { status: "open", priority: 2, note: 'a "quoted" \\ value' }), [
-        { index: 0, text: "petrel colony.", start: 0, end: 14, citation: { page: 3 } },
-        { index: 1, text: "petrel gannet", start: 15, end: 28 },
-      ], null, "w"),
-      ...documentRows(doc("b", "no petrel here", { status: "closed", tags: ["x", "y"] }), [{ index: 0, text: "no petrel here", start: 0, end: 14 }], null, "w"),
+      ...documentRows(
+        doc("a", "petrel colony. petrel gannet", { status: "open", priority: 2, note: 'a "quoted" \\ value' }),
+        [
+          { index: 0, text: "petrel colony.", start: 0, end: 14, citation: { page: 3 } },
+          { index: 1, text: "petrel gannet", start: 15, end: 28 },
+        ],
+        null,
+        "w",
+      ),
+      ...documentRows(
+        doc("b", "no petrel here", { status: "closed", tags: ["x", "y"] }),
+        [{ index: 0, text: "no petrel here", start: 0, end: 14 }],
+        null,
+        "w",
+      ),
     ].map(({ hit: _, ...row }) => row);
     const db = await connect(dir);
     const table = await db.createEmptyTable(TABLE_NAME, older);
@@ -187,7 +221,14 @@ describe("a table made before the hit column", () => {
 
     const opened = await openChunkTable(dir, null, 64 * 1024 * 1024);
     tables.push(opened);
-    const stored = (await opened.table.query().select(["id", "char_start", "char_end", "cite", "metadata", HIT_COLUMN]).toArray()) as { id: string; char_start: number; char_end: number; cite: string | null; metadata: string; hit: string }[];
+    const stored = (await opened.table.query().select(["id", "char_start", "char_end", "cite", "metadata", HIT_COLUMN]).toArray()) as {
+      id: string;
+      char_start: number;
+      char_end: number;
+      cite: string | null;
+      metadata: string;
+      hit: string;
+    }[];
     expect(stored).toHaveLength(3);
     for (const r of stored) expect(parseHit(r.hit)).toEqual(parseHit(hitJson(r.id, r.char_start, r.char_end, r.cite, r.metadata)));
 
@@ -208,7 +249,10 @@ describe("a table made before the hit column", () => {
       const text = "petrel shearwater";
       await index.indexDocuments([
         { doc: doc("c", text, { status: "open" }), chunks: [{ index: 0, text, start: 0, end: text.length }] },
-        { doc: { ...doc("b", text, { status: "open", priority: 1 }), version: 2 }, chunks: [{ index: 0, text, start: 0, end: text.length, citation: { page: 9 } }] },
+        {
+          doc: { ...doc("b", text, { status: "open", priority: 1 }), version: 2 },
+          chunks: [{ index: 0, text, start: 0, end: text.length, citation: { page: 9 } }],
+        },
       ]);
       await index.maintain();
       const after = await index.search({ query: "shearwater", collections: ["c"], filter: parseFilter("status=open"), k: 10 });

@@ -32,7 +32,16 @@ export const TEXT_INDEX = "text_idx";
  * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
  * document key and the ranges on priority and created.
  */
-const textIndex = () => Index.fts({ baseTokenizer: "simple", language: "English", stem: true, removeStopWords: true, lowercase: true, asciiFolding: true, withPosition: false });
+const textIndex = () =>
+  Index.fts({
+    baseTokenizer: "simple",
+    language: "English",
+    stem: true,
+    removeStopWords: true,
+    lowercase: true,
+    asciiFolding: true,
+    withPosition: false,
+  });
 
 const INDEXES: [string, () => Index][] = [
   ["text", textIndex],
@@ -64,7 +73,12 @@ async function boundedConnection(dir: string, cacheBytes: number, watch: OpenTab
  * given, gets each connection's session, this one's and every reopened one's: a test reads the
  * caches' size through it, and holding it holds them.
  */
-export async function openChunkTable(dir: string, dimensions: number | null, cacheBytes: number, watch?: OpenTable["watch"]): Promise<OpenTable> {
+export async function openChunkTable(
+  dir: string,
+  dimensions: number | null,
+  cacheBytes: number,
+  watch?: OpenTable["watch"],
+): Promise<OpenTable> {
   const db = await boundedConnection(dir, cacheBytes, watch);
   const table = await openOrCreate(db, dimensions);
   let layout: number;

@@ -57,7 +57,11 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     const { value: hits, ms } = await searched;
     // It could not answer before the index held the tail, which maintenance began at 600 ms.
     expect(ms).toBeGreaterThanOrEqual(600);
-    expect(hits.map((h) => h.docId).sort()).toEqual(ospreys(0, 21).map((i) => i.doc.docId).sort());
+    expect(hits.map((h) => h.docId).sort()).toEqual(
+      ospreys(0, 21)
+        .map((i) => i.doc.docId)
+        .sort(),
+    );
   });
 
   /** Commits one row every 20 ms until the returned function is called. */
@@ -92,7 +96,9 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
     }
   });
 
-  it("waits while rows are being added, for a tail of half the indexed rows or more, until a run folds it in", { timeout: 30_000 }, async () => {
+  it("waits while rows are being added, for a tail of half the indexed rows or more, until a run folds it in", {
+    timeout: 30_000,
+  }, async () => {
     // 1 row indexed, 20 waiting.
     const { writer, reader } = await pair({ waitForIndexMs: 20_000 });
     const stop = loading(writer, 21);
@@ -163,7 +169,13 @@ describe("a wait for maintenance, by the index's counts", () => {
     // The counts LanceDB's index statistics give, in turn: 400 of 1,000 rows waiting; a run
     // folds in 300 of them (100 were written while it ran); the next run folds in the rest.
     let count: TailCount = { unindexed: 400, total: 1_000 };
-    const wait = new TailWait(async () => count, { aboveRows: 10, whileAddingAbove: 10, maxWaitMs: 20_000, maxWaitRows: 1_000_000, pollMs: 20 });
+    const wait = new TailWait(async () => count, {
+      aboveRows: 10,
+      whileAddingAbove: 10,
+      maxWaitMs: 20_000,
+      maxWaitRows: 1_000_000,
+      pollMs: 20,
+    });
     let settled = false;
     const waiting = wait.settle().then(() => (settled = true));
     await sleep(200);
@@ -178,7 +190,13 @@ describe("a wait for maintenance, by the index's counts", () => {
 
   it("ends when a run leaves no more than aboveRows waiting", async () => {
     let count: TailCount = { unindexed: 400, total: 1_000 };
-    const wait = new TailWait(async () => count, { aboveRows: 10, whileAddingAbove: 10, maxWaitMs: 20_000, maxWaitRows: 1_000_000, pollMs: 20 });
+    const wait = new TailWait(async () => count, {
+      aboveRows: 10,
+      whileAddingAbove: 10,
+      maxWaitMs: 20_000,
+      maxWaitRows: 1_000_000,
+      pollMs: 20,
+    });
     const waiting = timed(wait.settle());
     await sleep(200);
     count = { unindexed: 10, total: 1_000 };
@@ -219,7 +237,9 @@ describe("maintenance during a load", () => {
     expect(await unindexed()).toBe(0);
   });
 
-  it("while nobody searches, runs after 15 × maintainAfterRows, then after as many rows as the last run compacted", { timeout: 60_000 }, async () => {
+  it("while nobody searches, runs after 15 × maintainAfterRows, then after as many rows as the last run compacted", {
+    timeout: 60_000,
+  }, async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-demand-"));
     dirs.push(dir);
     const runs: { rows: number }[] = [];

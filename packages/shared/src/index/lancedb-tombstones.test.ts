@@ -69,7 +69,8 @@ function waiting(dir: string): Tombstone[] {
   }
 }
 
-const ids = async (index: LanceSearchIndex, query: string) => (await index.search({ query, collections: ["c"], filter: all, k: 10 })).map((h) => h.docId).sort();
+const ids = async (index: LanceSearchIndex, query: string) =>
+  (await index.search({ query, collections: ["c"], filter: all, k: 10 })).map((h) => h.docId).sort();
 
 describe("deletions answered before they reach the table", () => {
   it("answers while another process applies deletions, hides the document from every read, then applies it", async () => {
@@ -114,7 +115,10 @@ describe("deletions answered before they reach the table", () => {
     expect(await eventually(async () => waiting(dir).length === 0)).toBe(true);
     await api.close();
     const hits = await writer.search({ query: "osprey", collections: ["c"], filter: all, k: 10 });
-    expect(hits.map((h) => [h.docId, h.text]).sort()).toEqual([["d1", "osprey new text"], ["d2", "osprey other"]]);
+    expect(hits.map((h) => [h.docId, h.text]).sort()).toEqual([
+      ["d1", "osprey new text"],
+      ["d2", "osprey other"],
+    ]);
   });
 
   it("hides a deleted collection at once, and keeps what is loaded into it afterwards", async () => {

@@ -27,7 +27,10 @@ export interface WriteContext {
 /** Writes the items' accepted versions (acceptInOrder); answers which were accepted. */
 export async function writeDocuments(table: Table, items: IndexItem[], { vectorSize, held, committed }: WriteContext): Promise<boolean[]> {
   const keys = held ? await held.of(table) : null;
-  const current = await indexedVersions(table, items.map((i) => i.doc).filter((d) => keys === null || keys.has(keyHash(d))));
+  const current = await indexedVersions(
+    table,
+    items.map((i) => i.doc).filter((d) => keys === null || keys.has(keyHash(d))),
+  );
   const indexed = new Set(current.keys());
   // As if applied one by one (acceptInOrder): the last accepted item of each document is written.
   const { accepted, latest: chosen } = acceptInOrder(items, current);
@@ -53,8 +56,11 @@ export async function writeDocuments(table: Table, items: IndexItem[], { vectorS
     const rows = replacing.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
     // Old rows of these documents that the new version does not overwrite are deleted in the
     // same commit; the version guards keep a newer version another process committed meanwhile.
-    const stale = replacing.map(({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`);
-    await table.mergeInsert("id")
+    const stale = replacing.map(
+      ({ doc }) => `(collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)} AND version <= ${doc.version})`,
+    );
+    await table
+      .mergeInsert("id")
       .whenMatchedUpdateAll({ where: "target.version <= source.version" })
       .whenNotMatchedInsertAll()
       .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
@@ -74,9 +80,18 @@ export async function writeDocuments(table: Table, items: IndexItem[], { vectorS
  * so the deletes commute and the last writer to settle leaves one copy. These second commits
  * are the only moments a reader could see a document twice.
  */
-async function settleRaces(table: Table, chosen: IndexItem[], accepted: boolean[], items: IndexItem[], committed: Committed): Promise<void> {
-  const rows = (await table.query().where(String(documentsWhere(chosen.map((i) => i.doc)))).select(["id", "collection", "doc_id", "version", "writer"]).toArray()) as
-    { id: string; collection: string; doc_id: string; version: bigint; writer: string }[];
+async function settleRaces(
+  table: Table,
+  chosen: IndexItem[],
+  accepted: boolean[],
+  items: IndexItem[],
+  committed: Committed,
+): Promise<void> {
+  const rows = (await table
+    .query()
+    .where(String(documentsWhere(chosen.map((i) => i.doc))))
+    .select(["id", "collection", "doc_id", "version", "writer"])
+    .toArray()) as { id: string; collection: string; doc_id: string; version: bigint; writer: string }[];
   const versions = Map.groupBy(rows, (r) => keyOf({ collection: r.collection, docId: r.doc_id }));
   for (const [key, group] of versions) {
     const max = group.reduce((m, r) => (r.version > m ? r.version : m), group[0]!.version);
@@ -112,7 +127,8 @@ export class HeldKeys {
       for await (const batch of table.query().where("head = true").select(["collection", "doc_id"])) {
         const collections = batch.getChild("collection")!;
         const docIds = batch.getChild("doc_id")!;
-        for (let i = 0; i < batch.numRows; i++) held.add(keyHash({ collection: collections.get(i) as string, docId: docIds.get(i) as string }));
+        for (let i = 0; i < batch.numRows; i++)
+          held.add(keyHash({ collection: collections.get(i) as string, docId: docIds.get(i) as string }));
       }
       return held;
     })();
@@ -127,17 +143,29 @@ async function indexedVersions(table: Table, docs: DocumentKey[]): Promise<Map<s
   // A head row is chunk 0, or the placeholder -1 of a document without chunks: exact lookups
   // in the id's B-tree, cheaper than matching the documents' other rows too.
   const ids = docs.flatMap((d) => [chunkId(d.collection, d.docId, 0), chunkId(d.collection, d.docId, -1)]);
-  const rows = (await table.query().where(`id IN (${[...new Set(ids)].map(sqlString).join(", ")}) AND head = true`).select(["collection", "doc_id", "version"]).toArray()) as
-    { collection: string; doc_id: string; version: bigint }[];
+  const rows = (await table
+    .query()
+    .where(`id IN (${[...new Set(ids)].map(sqlString).join(", ")}) AND head = true`)
+    .select(["collection", "doc_id", "version"])
+    .toArray()) as { collection: string; doc_id: string; version: bigint }[];
   return newestVersions(rows.map((r) => ({ collection: r.collection, docId: r.doc_id, version: Number(r.version) })));
 }
 
 /** SearchIndex.refreshDocument on the table: the new version and metadata on every row of the version held, in one update. */
-export async function refreshVersion(table: Table, doc: Omit<IndexedDocument, "text"> & { sha256: string }, committed: Committed): Promise<number | null> {
+export async function refreshVersion(
+  table: Table,
+  doc: Omit<IndexedDocument, "text"> & { sha256: string },
+  committed: Committed,
+): Promise<number | null> {
   const scope = `collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)}`;
-  const rows = (await table.query().where(scope).select(["version", "sha256", "chunk"]).toArray()) as { version: bigint; sha256: string | null; chunk: number }[];
+  const rows = (await table.query().where(scope).select(["version", "sha256", "chunk"]).toArray()) as {
+    version: bigint;
+    sha256: string | null;
+    chunk: number;
+  }[];
   const version = rows[0]?.version;
-  if (version === undefined || rows.some((r) => r.version !== version || r.sha256 !== doc.sha256) || Number(version) > doc.version) return null;
+  if (version === undefined || rows.some((r) => r.version !== version || r.sha256 !== doc.sha256) || Number(version) > doc.version)
+    return null;
   // One update of every row of that version: atomic, and a no-op if the version changed.
   const values = Object.fromEntries(Object.entries(metadataColumns(doc.metadata)).map(([column, v]) => [column, sqlValue(v)]));
   const valuesSql = { ...values, [HIT_COLUMN]: hitSql(values.metadata), version: String(doc.version) };
@@ -150,7 +178,10 @@ export async function refreshVersion(table: Table, doc: Omit<IndexedDocument, "t
 export function concerning(docs: readonly DocumentKey[]): (pending: Tombstone[]) => Tombstone[] {
   const collections = new Set(docs.map((d) => d.collection));
   const keys = new Set(docs.map(keyOf));
-  return (pending) => pending.filter((t) => collections.has(t.collection) && (t.docId === null || keys.has(keyOf({ collection: t.collection, docId: t.docId }))));
+  return (pending) =>
+    pending.filter(
+      (t) => collections.has(t.collection) && (t.docId === null || keys.has(keyOf({ collection: t.collection, docId: t.docId }))),
+    );
 }
 
 /** FNV-1a of a document's key, in 31 bits (a small integer to V8). Two keys may share a hash: that only costs a lookup. */
@@ -169,6 +200,7 @@ function sqlValue(v: unknown): string {
   if (v === null) return "NULL";
   if (typeof v === "string") return sqlString(v);
   if (typeof v === "number" || typeof v === "bigint") return String(v);
-  if (Array.isArray(v)) return v.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `[${v.map((x) => sqlString(String(x))).join(", ")}]`;
+  if (Array.isArray(v))
+    return v.length === 0 ? "arrow_cast(make_array(), 'List(Utf8)')" : `[${v.map((x) => sqlString(String(x))).join(", ")}]`;
   throw new Error(`no SQL literal for ${typeof v}`);
 }

@@ -16,30 +16,43 @@ import { LanceSearchIndex } from "./lancedb.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-order-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-const orderBy = fc.array(fc.constantFrom("created", "priority", "status", "flag", "type", "score", "tags"), { minLength: 1, maxLength: 2 })
+const orderBy = fc
+  .array(fc.constantFrom("created", "priority", "status", "flag", "type", "score", "tags"), { minLength: 1, maxLength: 2 })
   .chain((fields) => fc.tuple(...fields.map((f) => fc.boolean().map((d) => `ORDERBY${d ? "DESC" : ""}${f}`))));
 
 describe("LanceDB findDocuments agrees with the reference evaluator and ordering", () => {
   it("selects, orders and pages the same documents", async () => {
     let run = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(doc, { minLength: 20, maxLength: 40 }), fc.array(fc.tuple(filterText, orderBy, fc.nat(5)), { minLength: 6, maxLength: 6 }), async (docs, cases) => {
-        docs.forEach((d) => parseMetadata(d));
-        const index = new LanceSearchIndex({ dir: path.join(dir, `run${run++}`), dimensions: null, maintainEveryMs: 0 });
-        try {
-          const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
-          await index.indexDocuments(docs.map((metadata, i) => ({ doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` }, chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }] })));
-          for (const [base, terms, offset] of cases) {
-            const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
-            const filter = parseFilter(text, NOW);
-            const expected = referencePage(docs, ids, filter, offset, 10);
-            const found = await index.findDocuments({ collections: ["c"], filter, limit: 10, offset });
-            expect(found.map((f) => f.docId), text).toEqual(expected);
+      fc.asyncProperty(
+        fc.array(doc, { minLength: 20, maxLength: 40 }),
+        fc.array(fc.tuple(filterText, orderBy, fc.nat(5)), { minLength: 6, maxLength: 6 }),
+        async (docs, cases) => {
+          docs.forEach((d) => parseMetadata(d));
+          const index = new LanceSearchIndex({ dir: path.join(dir, `run${run++}`), dimensions: null, maintainEveryMs: 0 });
+          try {
+            const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
+            await index.indexDocuments(
+              docs.map((metadata, i) => ({
+                doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` },
+                chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }],
+              })),
+            );
+            for (const [base, terms, offset] of cases) {
+              const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
+              const filter = parseFilter(text, NOW);
+              const expected = referencePage(docs, ids, filter, offset, 10);
+              const found = await index.findDocuments({ collections: ["c"], filter, limit: 10, offset });
+              expect(
+                found.map((f) => f.docId),
+                text,
+              ).toEqual(expected);
+            }
+          } finally {
+            await index.close();
           }
-        } finally {
-          await index.close();
-        }
-      }),
+        },
+      ),
       { numRuns: 15 },
     );
   }, 120_000);

@@ -43,12 +43,20 @@ describeIndexModel("LanceDB", modelFixture(), 40);
 
 // A table of layout 1: stable row ids, no layout mark. Its full-text index is built again after a
 // compaction commits, and a search in between may come back short: none is made during a run.
-describeIndexModel("LanceDB, a table made before layout 2", modelFixture(async (dir) => {
-  const db = await connect(dir);
-  const table = await db.createEmptyTable(TABLE_NAME, tableSchema(null), { mode: "create", storageOptions: { newTableEnableStableRowIds: "true" } });
-  table.close();
-  db.close();
-}), 10, { searchDuringMaintenance: false });
+describeIndexModel(
+  "LanceDB, a table made before layout 2",
+  modelFixture(async (dir) => {
+    const db = await connect(dir);
+    const table = await db.createEmptyTable(TABLE_NAME, tableSchema(null), {
+      mode: "create",
+      storageOptions: { newTableEnableStableRowIds: "true" },
+    });
+    table.close();
+    db.close();
+  }),
+  10,
+  { searchDuringMaintenance: false },
+);
 
 describe("LanceSearchIndex", () => {
   it("replaces a document atomically: concurrent searches never see it missing or doubled", async () => {
@@ -95,7 +103,8 @@ describe("LanceSearchIndex", () => {
       const dir = tempDir();
       const instances = [make({ dir }), make({ dir }), make({ dir })];
       await Promise.all(instances.map((index, i) => index.indexDocuments([whole(doc(`first${i}`, `curlew ${i}`))])));
-      for (const index of instances) expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 10 })).toHaveLength(3);
+      for (const index of instances)
+        expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 10 })).toHaveLength(3);
       const db = await connect(dir);
       const table = await db.openTable("chunks");
       expect((await table.listIndices()).length).toBeGreaterThanOrEqual(8);
@@ -107,7 +116,11 @@ describe("LanceSearchIndex", () => {
   it("finds a small collection's matches among many better ones of a large collection", async () => {
     const index = make({ dir: tempDir() });
     const big = Array.from({ length: 300 }, (_, i) => whole(doc(`b${i}`, `shearwater shearwater shearwater ${i}`, 1, "big")));
-    await index.indexDocuments([...big, whole(doc("s1", "one shearwater among many words here", 1, "small")), whole(doc("s2", "a shearwater too", 1, "small"))]);
+    await index.indexDocuments([
+      ...big,
+      whole(doc("s1", "one shearwater among many words here", 1, "small")),
+      whole(doc("s2", "a shearwater too", 1, "small")),
+    ]);
     const hits = await index.search({ query: "shearwater", collections: ["small"], filter: all, k: 5 });
     expect(hits.map((h) => h.docId).sort()).toEqual(["s1", "s2"]);
     const both = await index.search({ query: "shearwater", collections: ["small", "big"], filter: all, k: 3 });
@@ -118,7 +131,9 @@ describe("LanceSearchIndex", () => {
     const dir = tempDir();
     const plain = make({ dir, dimensions: null });
     await plain.indexDocuments([whole(doc("d1", "kite"))]);
-    await expect(plain.indexDocuments([{ doc: doc("d2", "kite"), chunks: [{ index: 0, text: "kite", start: 0, end: 4, vector: [1, 0, 0] }] }])).rejects.toThrow(/dimensional/);
+    await expect(
+      plain.indexDocuments([{ doc: doc("d2", "kite"), chunks: [{ index: 0, text: "kite", start: 0, end: 4, vector: [1, 0, 0] }] }]),
+    ).rejects.toThrow(/dimensional/);
     await plain.close();
     const vectors = make({ dir, dimensions: 3 });
     await vectors.indexDocuments([{ doc: doc("d2", "kite"), chunks: [{ index: 0, text: "kite", start: 0, end: 4, vector: [1, 0, 0] }] }]);
@@ -131,8 +146,12 @@ describe("LanceSearchIndex", () => {
     const dir = tempDir();
     const [a, b] = [make({ dir }), make({ dir })];
     await Promise.all([
-      (async () => { for (let i = 0; i < 10; i++) await a.indexDocuments([whole(doc(`a${i}`, `egret from a ${i}`))]); })(),
-      (async () => { for (let i = 0; i < 10; i++) await b.indexDocuments([whole(doc(`b${i}`, `egret from b ${i}`))]); })(),
+      (async () => {
+        for (let i = 0; i < 10; i++) await a.indexDocuments([whole(doc(`a${i}`, `egret from a ${i}`))]);
+      })(),
+      (async () => {
+        for (let i = 0; i < 10; i++) await b.indexDocuments([whole(doc(`b${i}`, `egret from b ${i}`))]);
+      })(),
     ]);
     for (const index of [a, b]) expect(await index.search({ query: "egret", collections: ["c"], filter: all, k: 50 })).toHaveLength(20);
     await b.deleteDocument("c", "a0");
@@ -158,14 +177,20 @@ describe("LanceSearchIndex", () => {
     for (let round = 0; round < 5; round++) {
       const hits = await a.search({ query: "ibis", collections: ["c"], filter: parseFilter(""), k: 50 });
       expect(hits.filter((h) => h.docId === `pair${round}`).map((h) => h.text)).toEqual([`ibis newer ${round}`]);
-      expect((await a.search({ query: `heron twin ${round}`, collections: ["c"], filter: all, k: 50 })).filter((h) => h.docId === `twin${round}`)).toHaveLength(1);
+      expect(
+        (await a.search({ query: `heron twin ${round}`, collections: ["c"], filter: all, k: 50 })).filter(
+          (h) => h.docId === `twin${round}`,
+        ),
+      ).toHaveLength(1);
     }
   });
 
   it("as the sole writer, appends new documents and still replaces every one it holds, from before a restart too", async () => {
     const dir = tempDir();
     const rowsOf = async () =>
-      (await (await (await connect(dir)).openTable("chunks")).query().select(["doc_id", "version", "text"]).toArray()).map((r) => `${r.doc_id}@${r.version}:${r.text}`).sort();
+      (await (await (await connect(dir)).openTable("chunks")).query().select(["doc_id", "version", "text"]).toArray())
+        .map((r) => `${r.doc_id}@${r.version}:${r.text}`)
+        .sort();
     const first = make({ dir, soleWriter: true });
     await first.indexDocuments([whole(doc("kept", "crane one")), whole(doc("again", "crane two"))]);
     // The same version once more (a job run twice, or a document deleted and loaded anew).
@@ -194,20 +219,34 @@ describe("LanceSearchIndex", () => {
 
   it("keeps a document's text once and gives it back whole", async () => {
     const text = "alpha beta. gamma delta.  epsilon";
-    const chunks = [{ text: "alpha beta.", start: 0, end: 11 }, { text: "beta. gamma", start: 6, end: 17 }, { text: "epsilon", start: 26, end: 33 }];
+    const chunks = [
+      { text: "alpha beta.", start: 0, end: 11 },
+      { text: "beta. gamma", start: 6, end: 17 },
+      { text: "epsilon", start: 26, end: 33 },
+    ];
     const rest = restOf(text, chunks);
     expect(JSON.parse(rest)).toEqual({ n: text.length, g: [[17, " delta.  "]] });
     expect(documentText(rest, chunks)).toBe(text);
     expect(JSON.parse(restOf(text, [{ text: "ALPHA", start: 0, end: 5 }]))).toEqual({ t: text });
     const index = make({ dir: tempDir() });
-    await index.indexDocuments([{ doc: doc("d1", text), chunks: chunks.map((c, i) => ({ ...c, index: i })) }, { doc: doc("d2", ""), chunks: [] }]);
+    await index.indexDocuments([
+      { doc: doc("d1", text), chunks: chunks.map((c, i) => ({ ...c, index: i })) },
+      { doc: doc("d2", ""), chunks: [] },
+    ]);
     const found = await index.findDocuments({ collections: ["c"], filter: all, limit: 10, offset: 0 });
-    expect(found.map((d) => [d.docId, d.text])).toEqual([["d1", text], ["d2", ""]]);
+    expect(found.map((d) => [d.docId, d.text])).toEqual([
+      ["d1", text],
+      ["d2", ""],
+    ]);
   });
 
   it("finds documents whole whether their head row holds all of them or not, in order", async () => {
     const text = "alpha beta. gamma delta.  epsilon";
-    const chunks = [{ text: "alpha beta.", start: 0, end: 11 }, { text: "beta. gamma", start: 6, end: 17 }, { text: "epsilon", start: 26, end: 33 }];
+    const chunks = [
+      { text: "alpha beta.", start: 0, end: 11 },
+      { text: "beta. gamma", start: 6, end: 17 },
+      { text: "epsilon", start: 26, end: 33 },
+    ];
     expect(completeText(restOf(text, chunks), chunks.slice(0, 1))).toBeNull();
     expect(completeText(restOf(text, chunks), chunks)).toBe(text);
     const index = make({ dir: tempDir() });
@@ -219,7 +258,12 @@ describe("LanceSearchIndex", () => {
       { doc: withPriority(doc("none", "no chunks at all"), 4), chunks: [] },
     ]);
     const found = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYpriority"), limit: 10, offset: 0 });
-    expect(found.map((d) => [d.docId, d.text])).toEqual([["one", "  one chunk, trimmed "], ["several", text], ["inexact", "Mixed Case"], ["none", "no chunks at all"]]);
+    expect(found.map((d) => [d.docId, d.text])).toEqual([
+      ["one", "  one chunk, trimmed "],
+      ["several", text],
+      ["inexact", "Mixed Case"],
+      ["none", "no chunks at all"],
+    ]);
     const page = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYDESCpriority"), limit: 2, offset: 1 });
     expect(page.map((d) => d.docId)).toEqual(["inexact", "several"]);
   });
@@ -259,6 +303,12 @@ describe("LanceSearchIndex", () => {
     }) as Table;
     const page = await findHeads(racing, request);
     expect(raced).toBe(1);
-    expect(page.map((d) => [d.docId, d.text])).toEqual([["d17", "text 17"], ["d16", "text 16"], ["d15", "text 15, replaced"], ["d14", "text 14"], ["d13", "text 13"]]);
+    expect(page.map((d) => [d.docId, d.text])).toEqual([
+      ["d17", "text 17"],
+      ["d16", "text 16"],
+      ["d15", "text 15, replaced"],
+      ["d14", "text 14"],
+      ["d13", "text 13"],
+    ]);
   });
 });

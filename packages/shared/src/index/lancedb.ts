@@ -1,7 +1,17 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
-import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../ports.ts";
+import type {
+  DocumentChunks,
+  FindRequest,
+  IndexEntry,
+  IndexedDocument,
+  InventoryScope,
+  ScanRequest,
+  SearchHit,
+  SearchIndex,
+  SearchRequest,
+} from "../ports.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { storageError } from "../storage-errors.ts";
 import { indexDimensionMismatch } from "./lancedb-rows.ts";
@@ -71,15 +81,18 @@ export class LanceSearchIndex implements SearchIndex {
     this.#writes = new SerialWrites(this.#connection);
     // Deletions a process answered and did not apply before it stopped.
     if (this.#tombstonesWait()) this.#applyPending();
-    this.#maintenance = new Maintenance({
-      connection: this.#connection,
-      writes: this.#writes,
-      demand: this.#demand,
-      textIndexCount: () => this.#textIndexCount(),
-      onTick: () => {
-        if (this.#tombstonesWait()) this.#applyPending();
+    this.#maintenance = new Maintenance(
+      {
+        connection: this.#connection,
+        writes: this.#writes,
+        demand: this.#demand,
+        textIndexCount: () => this.#textIndexCount(),
+        onTick: () => {
+          if (this.#tombstonesWait()) this.#applyPending();
+        },
       },
-    }, this.#options);
+      this.#options,
+    );
   }
 
   /** Connections opened on the table so far, the first included. */
@@ -111,7 +124,8 @@ export class LanceSearchIndex implements SearchIndex {
   async indexDocuments(items: IndexItem[]): Promise<boolean[]> {
     if (items.length === 0) return [];
     const { vectorSize } = await this.#connection.opened;
-    for (const { chunks } of items) for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
+    for (const { chunks } of items)
+      for (const c of chunks) if (c.vector && c.vector.length !== vectorSize) throw indexDimensionMismatch(vectorSize, c.vector.length);
     return this.#serial(async (table) => {
       // A deletion answered before these documents were written must not remove them later.
       await this.#applyTombstones(table, concerning(items.map((i) => i.doc)));
@@ -178,7 +192,11 @@ export class LanceSearchIndex implements SearchIndex {
         },
         (err: unknown) => {
           failed = true;
-          if (!this.#applyFailing) this.#options.logger?.warn({ err }, "search index: deletions recorded but not applied to the table; tried again every second (reads leave them out meanwhile)");
+          if (!this.#applyFailing)
+            this.#options.logger?.warn(
+              { err },
+              "search index: deletions recorded but not applied to the table; tried again every second (reads leave them out meanwhile)",
+            );
           this.#applyFailing = true;
         },
       )

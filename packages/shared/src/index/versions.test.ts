@@ -11,10 +11,22 @@ describe("document keys and versions", () => {
   });
 
   it("keeps each document's highest version, and refuses an item only when a newer one is held", () => {
-    const versions = newestVersions([{ collection: "c", docId: "a", version: 2 }, { collection: "c", docId: "a", version: 5 }, { collection: "d", docId: "a", version: 1 }]);
-    expect([...versions]).toEqual([[docKey("c", "a"), 5], [docKey("d", "a"), 1]]);
-    const cases: [number, boolean][] = [[4, true], [5, false], [6, false]];
-    for (const [version, refused] of cases) expect(supersededIn(versions, { collection: "c", docId: "a", version }), `version ${version}`).toBe(refused);
+    const versions = newestVersions([
+      { collection: "c", docId: "a", version: 2 },
+      { collection: "c", docId: "a", version: 5 },
+      { collection: "d", docId: "a", version: 1 },
+    ]);
+    expect([...versions]).toEqual([
+      [docKey("c", "a"), 5],
+      [docKey("d", "a"), 1],
+    ]);
+    const cases: [number, boolean][] = [
+      [4, true],
+      [5, false],
+      [6, false],
+    ];
+    for (const [version, refused] of cases)
+      expect(supersededIn(versions, { collection: "c", docId: "a", version }), `version ${version}`).toBe(refused);
     expect(supersededIn(versions, { collection: "c", docId: "new", version: 1 })).toBe(false);
   });
 });

@@ -43,7 +43,10 @@ export function supersededIn(versions: ReadonlyMap<string, number>, doc: Version
  * indexed, or than an earlier accepted item of its document, is refused; the last accepted item
  * of each document is the one to write (`latest`, in the order each document first appears).
  */
-export function acceptInOrder<T extends { doc: Versioned }>(items: readonly T[], indexed: Map<string, number>): { accepted: boolean[]; latest: T[] } {
+export function acceptInOrder<T extends { doc: Versioned }>(
+  items: readonly T[],
+  indexed: Map<string, number>,
+): { accepted: boolean[]; latest: T[] } {
   const latest = new Map<string, T>();
   const accepted = items.map((item) => {
     if (supersededIn(indexed, item.doc)) return false;

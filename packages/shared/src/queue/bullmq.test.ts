@@ -16,7 +16,11 @@ afterEach(async () => {
   for (let next = undo.pop(); next; next = undo.pop()) await next();
 });
 
-function fixture(redisUrl = REDIS_URL, prefix = testRedisPrefix(), sizes: { concurrency: number; batchSize?: number } = { concurrency: 4 }) {
+function fixture(
+  redisUrl = REDIS_URL,
+  prefix = testRedisPrefix(),
+  sizes: { concurrency: number; batchSize?: number } = { concurrency: 4 },
+) {
   const queue = new BullQueue({ redisUrl, prefix, ...sizes, logger });
   // The test's own look at the queue, as an operator would take it.
   const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
@@ -99,10 +103,29 @@ describe("BullQueue: pending jobs and resubmission", () => {
     await raw.add("ingest", data(waiting), { jobId: waiting });
     await raw.add("ingest", data(removed), { jobId: removed });
     await raw.remove(removed);
-    const expected = { waiting: true, delayed: true, prioritized: true, active: true, completed: false, failed: false, retrying: true, removed: false, unknown: false };
+    const expected = {
+      waiting: true,
+      delayed: true,
+      prioritized: true,
+      active: true,
+      completed: false,
+      failed: false,
+      retrying: true,
+      removed: false,
+      unknown: false,
+    };
     const ids = { waiting, delayed, prioritized, active, completed, failed, retrying, removed, unknown: id() };
     const states = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([k, v]) => [k, await raw.getJobState(v)])));
-    expect(states).toMatchObject({ waiting: "waiting", delayed: "delayed", prioritized: "prioritized", active: "active", completed: "completed", failed: "failed", retrying: "delayed", unknown: "unknown" });
+    expect(states).toMatchObject({
+      waiting: "waiting",
+      delayed: "delayed",
+      prioritized: "prioritized",
+      active: "active",
+      completed: "completed",
+      failed: "failed",
+      retrying: "delayed",
+      unknown: "unknown",
+    });
     const pending = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([k, v]) => [k, await queue.isPending(v)])));
     expect(pending).toEqual(expected);
   });
@@ -114,7 +137,12 @@ describe("BullQueue: pending jobs and resubmission", () => {
     const lost = job();
     const answers = await Promise.all([queue.resubmit(lost), other.resubmit({ ...lost }), queue.resubmit(lost), other.resubmit(lost)]);
     expect(answers).toContain(true);
-    expect(await raw.getJobCounts("waiting", "active", "delayed", "prioritized")).toEqual({ waiting: 1, active: 0, delayed: 0, prioritized: 0 });
+    expect(await raw.getJobCounts("waiting", "active", "delayed", "prioritized")).toEqual({
+      waiting: 1,
+      active: 0,
+      delayed: 0,
+      prioritized: 0,
+    });
   });
 
   it("runs a finished job again when resubmitted, where a plain enqueue of its id does nothing", async () => {
@@ -151,7 +179,10 @@ describe("BullQueue: batches", () => {
   it("hands jobs over in batches of up to its concurrency, each job once", async () => {
     const { queue: q } = fixture();
     const groups = 8;
-    const jobs = Array.from({ length: groups * 4 }, (_, i): IngestJob => ({ collection: "c", docId: `d${i}`, version: 1, jobId: randomUUID() }));
+    const jobs = Array.from(
+      { length: groups * 4 },
+      (_, i): IngestJob => ({ collection: "c", docId: `d${i}`, version: 1, jobId: randomUUID() }),
+    );
     const batches: string[][] = [];
     let waiting: { count: number; done: () => void } | null = null;
     q.start({
@@ -238,7 +269,11 @@ describe("BullQueue: a job whose worker died holding it", () => {
         inFlight = inFlight.filter((d) => !ids.includes(d));
       },
     });
-    await until(async () => handled.flat().length >= normal.length + suspects.length && (await raw.getJobCounts("completed")).completed === normal.length + suspects.length);
+    await until(
+      async () =>
+        handled.flat().length >= normal.length + suspects.length &&
+        (await raw.getJobCounts("completed")).completed === normal.length + suspects.length,
+    );
 
     expect(handled.flat().sort()).toEqual([...normal, ...suspects].map((j) => j.docId).sort());
     expect(aloneSeen.map((a) => a.doc).sort()).toEqual(["s0", "s1", "s2"]);

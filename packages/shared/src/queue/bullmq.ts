@@ -69,7 +69,11 @@ export class BullQueue implements JobQueue {
       lazyConnect: false,
     });
     this.#producerConnection.on("error", (err) => options.logger.debug({ err }, "redis (producer) error"));
-    this.#queue = new Queue(ingest.name, { connection: this.#producerConnection, prefix: options.prefix, defaultJobOptions: ingest.options });
+    this.#queue = new Queue(ingest.name, {
+      connection: this.#producerConnection,
+      prefix: options.prefix,
+      defaultJobOptions: ingest.options,
+    });
     this.#queue.on("error", (err) => options.logger.debug({ err }, "queue error"));
   }
 
@@ -233,7 +237,10 @@ export class BullQueue implements JobQueue {
     for (const group of groups) {
       if (group.length === 0) continue;
       try {
-        await handler(group.map((b) => b.job), group[0]!.attempt);
+        await handler(
+          group.map((b) => b.job),
+          group[0]!.attempt,
+        );
         for (const b of group) b.done();
       } catch (err) {
         for (const b of group) b.done(err);

@@ -139,7 +139,9 @@ export class LocalQueue implements JobQueue {
 
   /** The next batch of rows (none once stopped); never rejects. */
   #claim(): Promise<unknown[]> {
-    return this.#retrying("cannot claim queued documents", () => this.#catalog.claimQueued(this.#batchSize, this.#batchBytes)).then((rows) => rows ?? []);
+    return this.#retrying("cannot claim queued documents", () => this.#catalog.claimQueued(this.#batchSize, this.#batchBytes)).then(
+      (rows) => rows ?? [],
+    );
   }
 
   /** Never rejects: a failed batch goes back to the queue, to be claimed again after a pause. */

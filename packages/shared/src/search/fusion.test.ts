@@ -7,7 +7,14 @@ const ids = (fused: { item: string }[]) => fused.map((f) => f.item);
 
 describe("reciprocalRankFusion", () => {
   it("scores 1/(k + rank), summed over the lists", () => {
-    const fused = reciprocalRankFusion([["a", "b"], ["b", "c"]], id, 60);
+    const fused = reciprocalRankFusion(
+      [
+        ["a", "b"],
+        ["b", "c"],
+      ],
+      id,
+      60,
+    );
     expect(ids(fused)).toEqual(["b", "a", "c"]);
     expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61);
     expect(fused[1]!.score).toBeCloseTo(1 / 61);
@@ -19,7 +26,16 @@ describe("reciprocalRankFusion", () => {
     fc.assert(
       fc.property(list, list, fc.integer({ min: 0, max: 100 }), (xs, ys, k) => {
         const top = "\u0000top";
-        expect(reciprocalRankFusion([[top, ...xs], [top, ...ys]], id, k)[0]!.item).toBe(top);
+        expect(
+          reciprocalRankFusion(
+            [
+              [top, ...xs],
+              [top, ...ys],
+            ],
+            id,
+            k,
+          )[0]!.item,
+        ).toBe(top);
       }),
     );
   });
@@ -42,29 +58,100 @@ describe("reciprocalRankFusion", () => {
 
   it("breaks ties by best rank, then by first appearance, lists in the order given", () => {
     // k = 0 makes exact ties easy. "a" first in list 1 and "b" first in list 2 (1.0 each): first appearance wins.
-    expect(ids(reciprocalRankFusion([["a", "x"], ["b", "y"]], id, 0))).toEqual(["a", "b", "x", "y"]);
-    expect(ids(reciprocalRankFusion([["b", "y"], ["a", "x"]], id, 0))).toEqual(["b", "a", "y", "x"]);
+    expect(
+      ids(
+        reciprocalRankFusion(
+          [
+            ["a", "x"],
+            ["b", "y"],
+          ],
+          id,
+          0,
+        ),
+      ),
+    ).toEqual(["a", "b", "x", "y"]);
+    expect(
+      ids(
+        reciprocalRankFusion(
+          [
+            ["b", "y"],
+            ["a", "x"],
+          ],
+          id,
+          0,
+        ),
+      ),
+    ).toEqual(["b", "a", "y", "x"]);
     // k = 0: "p" at ranks 2 and 2 (0.5 + 0.5 = 1.0) ties "q" at rank 1 in one list (1.0): the better best rank wins.
-    expect(ids(reciprocalRankFusion([["r", "p"], ["q", "p"]], id, 0)).slice(0, 3)).toEqual(["r", "q", "p"]);
+    expect(
+      ids(
+        reciprocalRankFusion(
+          [
+            ["r", "p"],
+            ["q", "p"],
+          ],
+          id,
+          0,
+        ),
+      ).slice(0, 3),
+    ).toEqual(["r", "q", "p"]);
   });
 
   it("fuses objects by key, keeping the first instance", () => {
-    const lexical = [{ id: "1", from: "bm25" }, { id: "2", from: "bm25" }];
+    const lexical = [
+      { id: "1", from: "bm25" },
+      { id: "2", from: "bm25" },
+    ];
     const dense = [{ id: "2", from: "dense" }];
     const fused = reciprocalRankFusion([lexical, dense], (h) => h.id);
-    expect(fused.map((f) => f.item)).toEqual([{ id: "2", from: "bm25" }, { id: "1", from: "bm25" }]);
+    expect(fused.map((f) => f.item)).toEqual([
+      { id: "2", from: "bm25" },
+      { id: "1", from: "bm25" },
+    ]);
   });
 
   it("weights a list by dividing its ranks, as Qdrant's weighted RRF does", () => {
-    const fused = reciprocalRankFusion([["a", "b"], ["b", "c"]], id, 60, [1, 2]);
+    const fused = reciprocalRankFusion(
+      [
+        ["a", "b"],
+        ["b", "c"],
+      ],
+      id,
+      60,
+      [1, 2],
+    );
     // b: 1 / (2 / 1 + 60) + 1 / (1 / 2 + 60); c: 1 / (2 / 2 + 60); a: 1 / (1 + 60).
     expect(ids(fused)).toEqual(["b", "a", "c"]);
     expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 60.5, 12);
     expect(fused[1]!.score).toBeCloseTo(1 / 61, 12);
     expect(fused[2]!.score).toBeCloseTo(1 / 61, 12);
     // Three times the weight: both items of the heavier list rank before the lighter list's first.
-    expect(ids(reciprocalRankFusion([["a", "b"], ["y", "z"]], id, 60, [1, 3]))).toEqual(["y", "z", "a", "b"]);
-    expect(ids(reciprocalRankFusion([["a", "b"], ["y", "z"]], id, 60, [3, 1]))).toEqual(["a", "b", "y", "z"]);
+    expect(
+      ids(
+        reciprocalRankFusion(
+          [
+            ["a", "b"],
+            ["y", "z"],
+          ],
+          id,
+          60,
+          [1, 3],
+        ),
+      ),
+    ).toEqual(["y", "z", "a", "b"]);
+    expect(
+      ids(
+        reciprocalRankFusion(
+          [
+            ["a", "b"],
+            ["y", "z"],
+          ],
+          id,
+          60,
+          [3, 1],
+        ),
+      ),
+    ).toEqual(["a", "b", "y", "z"]);
   });
 
   it("with weights of 1 ranks and scores as without weights", () => {

@@ -93,7 +93,9 @@ INSERT OR IGNORE INTO collection_fields (collection, field)
  * a table from before it existed gets the column, and its rows stay raw (0).
  */
 export const SMALL_BLOBS_TABLE: Migration = (db: Database.Database) => {
-  db.exec("CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL, enc INTEGER NOT NULL DEFAULT 0)");
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, data BLOB NOT NULL, enc INTEGER NOT NULL DEFAULT 0)",
+  );
   const columns = db.prepare<[], { name: string }>("SELECT name FROM pragma_table_info('blobs')").all();
   if (!columns.some((c) => c.name === "enc")) db.exec("ALTER TABLE blobs ADD COLUMN enc INTEGER NOT NULL DEFAULT 0");
 };

@@ -19,7 +19,11 @@ const STEPS = [
 ];
 const schema = (n: number): Schema => ({ name: "test", migrations: STEPS.slice(0, n) });
 const version = (db: Db) => db.pragma("user_version", { simple: true }) as number;
-const log = (db: Db) => db.prepare<[], { step: number }>("SELECT step FROM log").all().map((r) => r.step);
+const log = (db: Db) =>
+  db
+    .prepare<[], { step: number }>("SELECT step FROM log")
+    .all()
+    .map((r) => r.step);
 
 describe("openDatabase's migrations", () => {
   let dir: string;
@@ -79,7 +83,6 @@ describe("openDatabase's migrations", () => {
     expect([version(db), log(db), db.prepare("SELECT count(*) AS n FROM t").get()]).toEqual([3, [1, 2, 3], { n: 1 }]);
     db.close();
   });
-
 
   it("applies each step once when threads open an old file at the same moment", async () => {
     openDatabase(file, schema(1)).close();

@@ -19,15 +19,33 @@ export async function collectionsView(main) {
   /** @param {string} name @param {string} status @param {number} n */
   const count = (name, status, n) => (n > 0 ? h("a", { href: `${collectionHref(name)}?status=${status}` }, n) : String(n));
   main.append(
-    h("table", { class: "grid", id: "collections" },
-      h("thead", null, h("tr", null, ["Collection", "Documents", "Ready", "Pending", "Failed"].map((t) => h("th", null, t)))),
-      h("tbody", null,
+    h(
+      "table",
+      { class: "grid", id: "collections" },
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          ["Collection", "Documents", "Ready", "Pending", "Failed"].map((t) => h("th", null, t)),
+        ),
+      ),
+      h(
+        "tbody",
+        null,
         collections.map((c) =>
-          h("tr", { "data-collection": c.name },
+          h(
+            "tr",
+            { "data-collection": c.name },
             h("td", null, h("a", { href: collectionHref(c.name) }, c.name)),
             h("td", { class: "num", "data-count": "documents" }, c.documents),
             h("td", { class: "num", "data-count": "ready" }, count(c.name, "ready", c.ready)),
             h("td", { class: "num", "data-count": "pending" }, count(c.name, "pending", c.pending)),
-            h("td", { class: "num", "data-count": "failed" }, count(c.name, "failed", c.failed)))))),
+            h("td", { class: "num", "data-count": "failed" }, count(c.name, "failed", c.failed)),
+          ),
+        ),
+      ),
+    ),
   );
 }

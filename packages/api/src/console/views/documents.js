@@ -23,12 +23,27 @@ export const documentHref = (collection, docId) => `${collectionHref(collection)
 export async function documentsView(main, collection, params) {
   const filter = params.get("tag_info") ?? "";
   const status = params.get("status") ?? "";
-  const filterInput = h("input", { name: "tag_info", id: "filter", value: filter, placeholder: "e.g. type=incident^priority<=2", spellcheck: "false" });
-  const statusSelect = h("select", { name: "status", id: "status" }, STATUSES.map((s) => h("option", { value: s, selected: s === status }, s || "any")));
-  const form = h("form", { class: "bar", id: "documents-filter" },
-    h("label", { for: "filter" }, "Filter"), filterInput,
-    h("label", { for: "status" }, "Status"), statusSelect,
-    h("button", { type: "submit" }, "Apply"));
+  const filterInput = h("input", {
+    name: "tag_info",
+    id: "filter",
+    value: filter,
+    placeholder: "e.g. type=incident^priority<=2",
+    spellcheck: "false",
+  });
+  const statusSelect = h(
+    "select",
+    { name: "status", id: "status" },
+    STATUSES.map((s) => h("option", { value: s, selected: s === status }, s || "any")),
+  );
+  const form = h(
+    "form",
+    { class: "bar", id: "documents-filter" },
+    h("label", { for: "filter" }, "Filter"),
+    filterInput,
+    h("label", { for: "status" }, "Status"),
+    statusSelect,
+    h("button", { type: "submit" }, "Apply"),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const next = new URLSearchParams();
@@ -40,15 +55,30 @@ export async function documentsView(main, collection, params) {
   main.append(
     h("p", { class: "crumbs" }, h("a", { href: "#/" }, "Collections"), " / ", collection),
     h("h1", null, collection),
-    h("p", { class: "actions" },
-      h("a", { href: `#/search?collections=${encodeURIComponent(collection)}` }, "Search this collection"), " · ",
-      h("a", { href: `#/upload?collection=${encodeURIComponent(collection)}` }, "Upload here")),
+    h(
+      "p",
+      { class: "actions" },
+      h("a", { href: `#/search?collections=${encodeURIComponent(collection)}` }, "Search this collection"),
+      " · ",
+      h("a", { href: `#/upload?collection=${encodeURIComponent(collection)}` }, "Upload here"),
+    ),
     form,
   );
   const tbody = h("tbody");
-  const table = h("table", { class: "grid", id: "documents" },
-    h("thead", null, h("tr", null, ["Document", "Name", "Status", "Version", "Size", "Type", "Chunks", "Failure reason", "Updated"].map((t) => h("th", null, t)))),
-    tbody);
+  const table = h(
+    "table",
+    { class: "grid", id: "documents" },
+    h(
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        ["Document", "Name", "Status", "Version", "Size", "Type", "Chunks", "Failure reason", "Updated"].map((t) => h("th", null, t)),
+      ),
+    ),
+    tbody,
+  );
   const summary = h("p", { class: "summary", id: "documents-summary" });
   const more = h("button", { type: "button", id: "more", hidden: true }, "Load more");
   const errors = h("div");
@@ -70,7 +100,9 @@ export async function documentsView(main, collection, params) {
     more.hidden = !page.next_cursor;
     more.onclick = () => {
       more.disabled = true;
-      load(page.next_cursor).catch((err) => errors.replaceChildren(problemView(err))).finally(() => (more.disabled = false));
+      load(page.next_cursor)
+        .catch((err) => errors.replaceChildren(problemView(err)))
+        .finally(() => (more.disabled = false));
     };
   };
   try {
@@ -85,7 +117,9 @@ export async function documentsView(main, collection, params) {
 
 /** @param {string} collection @param {Listed} d */
 function row(collection, d) {
-  return h("tr", { "data-doc": d.doc_id },
+  return h(
+    "tr",
+    { "data-doc": d.doc_id },
     h("td", null, h("a", { href: documentHref(collection, d.doc_id) }, d.doc_id)),
     h("td", null, d.name),
     h("td", null, statusBadge(d.status)),
@@ -94,5 +128,6 @@ function row(collection, d) {
     h("td", null, d.content_type),
     h("td", { class: "num" }, d.chunks),
     h("td", { class: "reason" }, d.error ?? ""),
-    h("td", null, instant(d.updated_at)));
+    h("td", null, instant(d.updated_at)),
+  );
 }

@@ -26,17 +26,40 @@ export async function searchView(main, params) {
   const { collections } = await call("GET", "get_list_of_collection");
   for (const name of chosen) if (!collections.some((c) => c.name === name)) collections.push({ name });
 
-  const queryInput = h("input", { id: "query", name: "query", type: "search", value: query, required: true, placeholder: "What are you looking for?" });
+  const queryInput = h("input", {
+    id: "query",
+    name: "query",
+    type: "search",
+    value: query,
+    required: true,
+    placeholder: "What are you looking for?",
+  });
   const kInput = h("input", { id: "k", name: "k", type: "number", min: "1", value: k, class: "short" });
-  const filterInput = h("input", { id: "search-filter", name: "filter", value: filter, placeholder: "e.g. status=open^priority<=2", spellcheck: "false" });
-  const select = h("select", { id: "collections", name: "collections", multiple: true, size: String(Math.min(6, Math.max(2, collections.length))) },
-    collections.map((c) => h("option", { value: c.name, selected: chosen.has(c.name) }, c.name)));
-  const form = h("form", { class: "stack", id: "search-form" },
-    h("label", { for: "query" }, "Query"), queryInput,
-    h("label", { for: "k" }, "Results (k)"), kInput,
-    h("label", { for: "collections" }, "Collections (none selected: all)"), select,
-    h("label", { for: "search-filter" }, "Filter"), filterInput,
-    h("button", { type: "submit" }, "Search"));
+  const filterInput = h("input", {
+    id: "search-filter",
+    name: "filter",
+    value: filter,
+    placeholder: "e.g. status=open^priority<=2",
+    spellcheck: "false",
+  });
+  const select = h(
+    "select",
+    { id: "collections", name: "collections", multiple: true, size: String(Math.min(6, Math.max(2, collections.length))) },
+    collections.map((c) => h("option", { value: c.name, selected: chosen.has(c.name) }, c.name)),
+  );
+  const form = h(
+    "form",
+    { class: "stack", id: "search-form" },
+    h("label", { for: "query" }, "Query"),
+    queryInput,
+    h("label", { for: "k" }, "Results (k)"),
+    kInput,
+    h("label", { for: "collections" }, "Collections (none selected: all)"),
+    select,
+    h("label", { for: "search-filter" }, "Filter"),
+    filterInput,
+    h("button", { type: "submit" }, "Search"),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     const next = new URLSearchParams({ query: queryInput.value, k: kInput.value });
@@ -63,8 +86,16 @@ export async function searchView(main, params) {
     const terms = queryTerms(query);
     results.append(
       warningsView(answer.warnings) ?? "",
-      h("p", { class: "summary" }, hits.length === 0 ? "No chunk matches." : `${hits.length} chunk${hits.length === 1 ? "" : "s"}, best first`),
-      h("ol", { class: "hits" }, hits.map((hit, i) => hitView(hit, i + 1, terms))),
+      h(
+        "p",
+        { class: "summary" },
+        hits.length === 0 ? "No chunk matches." : `${hits.length} chunk${hits.length === 1 ? "" : "s"}, best first`,
+      ),
+      h(
+        "ol",
+        { class: "hits" },
+        hits.map((hit, i) => hitView(hit, i + 1, terms)),
+      ),
     );
   } catch (err) {
     results.append(problemOrRethrow(err, { filter }));
@@ -75,14 +106,26 @@ export async function searchView(main, params) {
 function hitView(hit, rank, terms) {
   const cite = citation(hit);
   const meta = Object.entries(hit.metadata);
-  return h("li", { class: "hit", "data-rank": rank },
-    h("div", { class: "chunk-head" },
+  return h(
+    "li",
+    { class: "hit", "data-rank": rank },
+    h(
+      "div",
+      { class: "chunk-head" },
       h("span", { class: "rank" }, `${rank}.`),
       h("span", { class: "score", title: "score" }, hit.score.toFixed(4)),
       h("a", { href: `${documentHref(hit.collection_name, hit.doc_id)}?chunk=${hit.chunk_index}` }, hit.doc_id),
       h("span", null, "in ", h("a", { href: collectionHref(hit.collection_name) }, hit.collection_name)),
       h("span", { class: "chunk-index" }, `chunk #${hit.chunk_index}`),
-      cite ? h("span", { class: "citation" }, cite) : null),
+      cite ? h("span", { class: "citation" }, cite) : null,
+    ),
     h("p", { class: "chunk-text" }, highlighted(hit.text, terms)),
-    meta.length > 0 ? h("p", { class: "meta" }, meta.map(([key, v]) => h("span", null, `${key}=${shown(v)}`))) : null);
+    meta.length > 0
+      ? h(
+          "p",
+          { class: "meta" },
+          meta.map(([key, v]) => h("span", null, `${key}=${shown(v)}`)),
+        )
+      : null,
+  );
 }

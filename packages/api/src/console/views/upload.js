@@ -13,21 +13,50 @@ import { documentHref } from "./documents.js";
 export async function uploadView(main, params) {
   /** @type {{ collections: { name: string }[] }} */
   const { collections } = await call("GET", "get_list_of_collection");
-  const collectionInput = h("input", { id: "upload-collection", name: "collection_name", list: "known-collections", required: true, value: params.get("collection") ?? "", spellcheck: "false" });
-  const docIdInput = h("input", { id: "upload-doc-id", name: "doc_id", placeholder: "optional: else metadata.sys_id, else a new id", spellcheck: "false" });
+  const collectionInput = h("input", {
+    id: "upload-collection",
+    name: "collection_name",
+    list: "known-collections",
+    required: true,
+    value: params.get("collection") ?? "",
+    spellcheck: "false",
+  });
+  const docIdInput = h("input", {
+    id: "upload-doc-id",
+    name: "doc_id",
+    placeholder: "optional: else metadata.sys_id, else a new id",
+    spellcheck: "false",
+  });
   const fileInput = h("input", { id: "upload-file", name: "file", type: "file", required: true });
-  const metadataInput = h("textarea", { id: "upload-metadata", name: "metadata", rows: "5", placeholder: '{"type": "runbook", "priority": 2}', spellcheck: "false" });
+  const metadataInput = h("textarea", {
+    id: "upload-metadata",
+    name: "metadata",
+    rows: "5",
+    placeholder: '{"type": "runbook", "priority": 2}',
+    spellcheck: "false",
+  });
   const waitInput = h("input", { id: "upload-wait", name: "wait", type: "checkbox", checked: true });
   const button = h("button", { type: "submit" }, "Upload");
   const outcome = h("div", { id: "upload-result", "aria-live": "polite" });
-  const form = h("form", { class: "stack", id: "upload-form" },
-    h("label", { for: "upload-collection" }, "Collection"), collectionInput,
-    h("datalist", { id: "known-collections" }, collections.map((c) => h("option", { value: c.name }))),
-    h("label", { for: "upload-file" }, "File"), fileInput,
-    h("label", { for: "upload-metadata" }, "Metadata (a JSON object)"), metadataInput,
-    h("label", { for: "upload-doc-id" }, "Document id"), docIdInput,
+  const form = h(
+    "form",
+    { class: "stack", id: "upload-form" },
+    h("label", { for: "upload-collection" }, "Collection"),
+    collectionInput,
+    h(
+      "datalist",
+      { id: "known-collections" },
+      collections.map((c) => h("option", { value: c.name })),
+    ),
+    h("label", { for: "upload-file" }, "File"),
+    fileInput,
+    h("label", { for: "upload-metadata" }, "Metadata (a JSON object)"),
+    metadataInput,
+    h("label", { for: "upload-doc-id" }, "Document id"),
+    docIdInput,
     h("label", { class: "inline" }, waitInput, " Wait until it is indexed"),
-    button);
+    button,
+  );
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const file = fileInput.files?.[0];
@@ -43,11 +72,25 @@ export async function uploadView(main, params) {
         query: { collection_name: collection, doc_id: docIdInput.value.trim(), wait: waitInput.checked ? "true" : undefined },
         form: body,
       });
-      outcome.replaceChildren(h("div", { class: "outcome", "data-status": r.status },
-        h("p", null, "Loaded ", h("a", { href: documentHref(r.collection_name, r.doc_id) }, r.doc_id), " into ",
-          h("a", { href: collectionHref(r.collection_name) }, r.collection_name), ": ", statusBadge(r.status),
-          ` version ${r.version}`, r.status === "ready" ? `, ${r.chunks} chunk${r.chunks === 1 ? "" : "s"}` : ""),
-        r.error ? h("p", { class: "reason" }, r.error) : null));
+      outcome.replaceChildren(
+        h(
+          "div",
+          { class: "outcome", "data-status": r.status },
+          h(
+            "p",
+            null,
+            "Loaded ",
+            h("a", { href: documentHref(r.collection_name, r.doc_id) }, r.doc_id),
+            " into ",
+            h("a", { href: collectionHref(r.collection_name) }, r.collection_name),
+            ": ",
+            statusBadge(r.status),
+            ` version ${r.version}`,
+            r.status === "ready" ? `, ${r.chunks} chunk${r.chunks === 1 ? "" : "s"}` : "",
+          ),
+          r.error ? h("p", { class: "reason" }, r.error) : null,
+        ),
+      );
     } catch (err) {
       try {
         outcome.replaceChildren(problemOrRethrow(err));

@@ -4,7 +4,8 @@ import { makeDocx, SAMPLE_DOCUMENT_TEXT } from "../../../test-support/office-fix
 import { extractDocx } from "./docx.ts";
 import { ExtractionError } from "../../errors.ts";
 
-const NS = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
+const NS =
+  'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006"';
 
 /** A minimal DOCX around a body, its main part named by _rels/.rels as Word Online may do. */
 function docxOf(body: string, encode: (xml: string) => Uint8Array = strToU8): Uint8Array {

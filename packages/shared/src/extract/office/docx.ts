@@ -17,7 +17,10 @@ interface Style {
 }
 
 export function extractDocx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(readZip(bytes, limits, (name) => name === "_rels/.rels"), "word/document.xml");
+  const main = mainPart(
+    readZip(bytes, limits, (name) => name === "_rels/.rels"),
+    "word/document.xml",
+  );
   const parts = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
   const document = parts.get(main);
   if (!document) throw new ExtractionError(`corrupt or truncated file: no ${main} in the DOCX`);

@@ -14,7 +14,9 @@ function odtOf(body: string, manifest = "<manifest:manifest/>"): Uint8Array {
   return zipSync({
     mimetype: [strToU8("application/vnd.oasis.opendocument.text"), { level: 0 }],
     "META-INF/manifest.xml": strToU8(manifest),
-    "content.xml": strToU8(`<office:document-content ${NS}><office:body><office:text>${body}</office:text></office:body></office:document-content>`),
+    "content.xml": strToU8(
+      `<office:document-content ${NS}><office:body><office:text>${body}</office:text></office:body></office:document-content>`,
+    ),
   });
 }
 

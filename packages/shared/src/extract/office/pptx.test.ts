@@ -7,7 +7,11 @@ import { ExtractionError } from "../../errors.ts";
 /** Rewrites parts of a PPTX. */
 function edit(pptx: Uint8Array, change: (files: Record<string, string>) => void): Uint8Array {
   const files = unzipSync(pptx);
-  const xml = Object.fromEntries(Object.entries(files).filter(([name]) => /\.(xml|rels)$/.test(name)).map(([name, data]) => [name, strFromU8(data)]));
+  const xml = Object.fromEntries(
+    Object.entries(files)
+      .filter(([name]) => /\.(xml|rels)$/.test(name))
+      .map(([name, data]) => [name, strFromU8(data)]),
+  );
   change(xml);
   for (const [name, text] of Object.entries(xml)) files[name] = strToU8(text);
   return zipSync(files);
@@ -24,10 +28,17 @@ describe("extractPptx", () => {
   it("numbers slides in presentation order, not by part name", async () => {
     const pptx = edit(await makePptx(), (files) => {
       const presentation = files["ppt/presentation.xml"]!;
-      files["ppt/presentation.xml"] = presentation.replace(/<p:sldIdLst>(<p:sldId [^>]*\/>)(<p:sldId [^>]*\/>)(<p:sldId [^>]*\/>)/, "<p:sldIdLst>$3$1$2");
+      files["ppt/presentation.xml"] = presentation.replace(
+        /<p:sldIdLst>(<p:sldId [^>]*\/>)(<p:sldId [^>]*\/>)(<p:sldId [^>]*\/>)/,
+        "<p:sldIdLst>$3$1$2",
+      );
     });
     const extracted = extractPptx(pptx);
-    expect(extracted.sections.map((s) => extracted.text.slice(s.start, s.end))).toEqual([SAMPLE_SLIDE_TEXTS[2], SAMPLE_SLIDE_TEXTS[0], SAMPLE_SLIDE_TEXTS[1]]);
+    expect(extracted.sections.map((s) => extracted.text.slice(s.start, s.end))).toEqual([
+      SAMPLE_SLIDE_TEXTS[2],
+      SAMPLE_SLIDE_TEXTS[0],
+      SAMPLE_SLIDE_TEXTS[1],
+    ]);
     expect(extracted.sections.map((s) => s.slide)).toEqual([1, 2, 3]);
   });
 

@@ -11,7 +11,10 @@ import { type Relationship, attr, decodeXml, mainPart, relationships, relsPartOf
 import { readZip } from "./zip.ts";
 
 export function extractPptx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(readZip(bytes, limits, (name) => name === "_rels/.rels"), "ppt/presentation.xml");
+  const main = mainPart(
+    readZip(bytes, limits, (name) => name === "_rels/.rels"),
+    "ppt/presentation.xml",
+  );
   const head = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
   const presentation = head.get(main);
   if (!presentation) throw new ExtractionError(`corrupt or truncated file: no ${main} in the PPTX`);

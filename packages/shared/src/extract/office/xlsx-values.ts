@@ -9,8 +9,18 @@ export type DateKind = "date" | "time" | "datetime";
 
 // Built-in number formats that show dates or times (ECMA-376 part 1, 18.8.30).
 const BUILT_IN: Record<number, DateKind> = {
-  14: "date", 15: "date", 16: "date", 17: "date", 18: "time", 19: "time", 20: "time", 21: "time",
-  22: "datetime", 45: "time", 46: "time", 47: "time",
+  14: "date",
+  15: "date",
+  16: "date",
+  17: "date",
+  18: "time",
+  19: "time",
+  20: "time",
+  21: "time",
+  22: "datetime",
+  45: "time",
+  46: "time",
+  47: "time",
 };
 
 /** Which cell styles (indices into cellXfs) show dates or times, read from xl/styles.xml. */

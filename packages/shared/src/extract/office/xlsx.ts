@@ -17,7 +17,10 @@ interface Sheet {
 }
 
 export function extractXlsx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(readZip(bytes, limits, (name) => name === "_rels/.rels"), "xl/workbook.xml");
+  const main = mainPart(
+    readZip(bytes, limits, (name) => name === "_rels/.rels"),
+    "xl/workbook.xml",
+  );
   const head = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
   const workbook = head.get(main);
   if (!workbook) throw new ExtractionError(`corrupt or truncated file: no ${main} in the XLSX`);

@@ -51,7 +51,8 @@ function centralDirectory(bytes: Uint8Array, limits: ExtractionLimits, wanted: (
   let count = u16(bytes, end + 10);
   let size = u32(bytes, end + 12);
   let offset = u32(bytes, end + 16);
-  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff) ({ count, size, offset } = zip64End(bytes, end) ?? { count, size, offset });
+  if (count === 0xffff || size === 0xffffffff || offset === 0xffffffff)
+    ({ count, size, offset } = zip64End(bytes, end) ?? { count, size, offset });
   if (count > limits.maxEntries) throw tooMany(`the ZIP file declares ${count}`, limits);
   if (offset + size > end) throw corrupt("the central directory lies outside the file");
   const entries: Entry[] = [];
@@ -195,8 +196,7 @@ function concat(chunks: Uint8Array[], length: number): Uint8Array {
 
 const corrupt = (detail: string, cause?: unknown) => new ExtractionError(`corrupt or truncated file: ${detail}`, { cause });
 const bomb = (detail: string) => new ExtractionError(`decompression bomb: ${detail}`);
-const tooMany = (count: string, limits: ExtractionLimits) =>
-  new ExtractionError(`too many entries: ${count} (limit ${limits.maxEntries})`);
+const tooMany = (count: string, limits: ExtractionLimits) => new ExtractionError(`too many entries: ${count} (limit ${limits.maxEntries})`);
 
 function u16(bytes: Uint8Array, at: number): number {
   return (bytes[at] ?? 0) | ((bytes[at + 1] ?? 0) << 8);

@@ -8,7 +8,13 @@ import { DimensionMismatchError } from "../../errors.ts";
 import { parseFilter } from "../../filter/parse.ts";
 import { describeIndexContract } from "../../../test-support/index-contract.ts";
 import { describeIndexModel, reopening } from "../../../test-support/index-model.ts";
-import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
+import {
+  describeSkipped,
+  QDRANT_SKIP,
+  QdrantTestServer,
+  qdrantSource,
+  uniqueQdrantCollection,
+} from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient } from "./client.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
 
@@ -41,14 +47,23 @@ if (qdrantSource() === null) {
 
   // The model's documents have no vectors: the collection is made as without an embedder, in
   // two shards, so that every answer is checked across shards too.
-  describeIndexModel(SUITE, async () => {
-    const url = server!.url;
-    const collectionName = uniqueQdrantCollection("model");
-    return reopening(() => new QdrantSearchIndex({ url, dimensions: null, shards: 2, collectionName }), { cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName) });
-  }, 15);
+  describeIndexModel(
+    SUITE,
+    async () => {
+      const url = server!.url;
+      const collectionName = uniqueQdrantCollection("model");
+      return reopening(() => new QdrantSearchIndex({ url, dimensions: null, shards: 2, collectionName }), {
+        cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName),
+      });
+    },
+    15,
+  );
 
   describe(`${SUITE}: the collection as configured`, () => {
-    const doc = (docId: string, text: string) => ({ doc: { collection: "c", docId, version: 1, metadata: {}, text }, chunks: [{ index: 0, text, start: 0, end: text.length }] });
+    const doc = (docId: string, text: string) => ({
+      doc: { collection: "c", docId, version: 1, metadata: {}, text },
+      chunks: [{ index: 0, text, start: 0, end: text.length }],
+    });
 
     it("stores no dense vector without an embedder, and places the collection in QDRANT_SHARDS shards", async () => {
       const url = server!.url;
@@ -62,7 +77,10 @@ if (qdrantSource() === null) {
         const hits = await index.search({ collections: ["c"], query: "meadow", k: 5, filter: parseFilter("", new Date()) });
         expect(hits.map((h) => h.docId).sort()).toEqual(["a", "b"]);
         // An embedder configured later finds no room for its vectors: said, not stored half-way.
-        const withVector = { ...doc("c", "alpine lake"), chunks: [{ index: 0, text: "alpine lake", start: 0, end: 11, vector: [1, 0, 0] }] };
+        const withVector = {
+          ...doc("c", "alpine lake"),
+          chunks: [{ index: 0, text: "alpine lake", start: 0, end: 11, vector: [1, 0, 0] }],
+        };
         await expect(index.indexDocuments([withVector])).rejects.toThrow(DimensionMismatchError);
         await expect(index.indexDocuments([withVector])).rejects.toThrow(/made without dense vectors/);
       } finally {

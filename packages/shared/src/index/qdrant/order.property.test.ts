@@ -15,7 +15,8 @@ import { deleteQdrantCollection, QdrantTestServer, qdrantSource, uniqueQdrantCol
 import { createQdrantClient, type QdrantApi } from "./client.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
 
-const orderBy = fc.array(fc.constantFrom("created", "priority", "created", "priority", "status", "flag", "score"), { minLength: 1, maxLength: 2 })
+const orderBy = fc
+  .array(fc.constantFrom("created", "priority", "created", "priority", "status", "flag", "score"), { minLength: 1, maxLength: 2 })
   .chain((fields) => fc.tuple(...fields.map((f) => fc.boolean().map((d) => `ORDERBY${d ? "DESC" : ""}${f}`))));
 /** Filters that keep most documents, so that pages are full and ties cross their edges. */
 const loose = fc.constantFrom("", "", "status!=closed", "priority>=1", "statusISNOTEMPTY", "flag!=true");
@@ -33,17 +34,26 @@ function agrees(client: (name: string) => { api: QdrantApi; cleanup(): Promise<v
           const index = new QdrantSearchIndex({ client: api, dimensions: null, collectionName: name });
           try {
             const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
-            await index.indexDocuments(docs.map((metadata, i) => ({ doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` }, chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }] })));
+            await index.indexDocuments(
+              docs.map((metadata, i) => ({
+                doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` },
+                chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }],
+              })),
+            );
             for (const [base, terms, offset, limit] of cases) {
               const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
               const filter = parseFilter(text, NOW);
               const expected = referencePage(docs, ids, filter, offset, limit);
               const found = await index.findDocuments({ collections: ["c"], filter, limit, offset });
-              expect(found.map((f) => f.docId), `${text} offset ${offset} limit ${limit}`).toEqual(expected);
+              expect(
+                found.map((f) => f.docId),
+                `${text} offset ${offset} limit ${limit}`,
+              ).toEqual(expected);
               expect(found.map((f) => f.text)).toEqual(found.map((f) => `row ${Number(f.docId.slice(1))}`));
               // Each document's own metadata, as JSON carries it (-0 comes back 0), floats aside:
               // Qdrant may give back one of the extreme ones a unit in the last place away.
-              const comparable = (m: object) => JSON.stringify(m, (_k, v: unknown) => (typeof v === "number" && !Number.isSafeInteger(v) ? "float" : v));
+              const comparable = (m: object) =>
+                JSON.stringify(m, (_k, v: unknown) => (typeof v === "number" && !Number.isSafeInteger(v) ? "float" : v));
               expect(found.map((f) => comparable(f.metadata))).toEqual(found.map((f) => comparable(docs[Number(f.docId.slice(1))]!)));
             }
           } finally {
@@ -58,7 +68,11 @@ function agrees(client: (name: string) => { api: QdrantApi; cleanup(): Promise<v
 }
 
 describe("Qdrant findDocuments agrees with the reference evaluator and ordering", () => {
-  it("on the stand-in: selects, orders and pages the same documents", agrees(() => ({ api: new FakeQdrant(), cleanup: async () => {} }), 40), 120_000);
+  it(
+    "on the stand-in: selects, orders and pages the same documents",
+    agrees(() => ({ api: new FakeQdrant(), cleanup: async () => {} }), 40),
+    120_000,
+  );
 });
 
 if (qdrantSource() !== null) {
@@ -70,6 +84,14 @@ if (qdrantSource() !== null) {
     afterAll(async () => {
       await server?.close();
     });
-    it("selects, orders and pages the same documents", () => agrees((name) => ({ api: createQdrantClient({ url: server!.url }), cleanup: () => deleteQdrantCollection(server!.url, name) }), 15)(), 300_000);
+    it(
+      "selects, orders and pages the same documents",
+      () =>
+        agrees(
+          (name) => ({ api: createQdrantClient({ url: server!.url }), cleanup: () => deleteQdrantCollection(server!.url, name) }),
+          15,
+        )(),
+      300_000,
+    );
   });
 }

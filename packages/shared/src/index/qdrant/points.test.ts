@@ -4,17 +4,29 @@ import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, newestOnly,
 import { samePair } from "../../filter/qdrant-payload.ts";
 import { documentVector } from "./sparse.ts";
 
-const doc: IndexedDocument = { collection: "c", docId: "d1", version: 2, metadata: { status: "open", note: "", prev: "open", tags: [] }, text: "Full text" };
+const doc: IndexedDocument = {
+  collection: "c",
+  docId: "d1",
+  version: 2,
+  metadata: { status: "open", note: "", prev: "open", tags: [] },
+  text: "Full text",
+};
 
 describe("point ids", () => {
   it("are version-5 UUIDs fixed by collection, document, version and chunk", () => {
     const id = pointId("c", "d1", 2, 0);
     expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(pointId("c", "d1", 2, 0)).toBe(id);
-    const others = [pointId("c", "d1", 2, 1), pointId("c", "d1", 3, 0), pointId("c", "d2", 2, 0), pointId("c2", "d1", 2, 0), pointId("c", "d1", 2, "document")];
+    const others = [
+      pointId("c", "d1", 2, 1),
+      pointId("c", "d1", 3, 0),
+      pointId("c", "d2", 2, 0),
+      pointId("c2", "d1", 2, 0),
+      pointId("c", "d1", 2, "document"),
+    ];
     expect(new Set([id, ...others]).size).toBe(6);
     // No ambiguity from separators inside names.
-    expect(pointId("a\"", "b", 1, 0)).not.toBe(pointId("a", "\"b", 1, 0));
+    expect(pointId('a"', "b", 1, 0)).not.toBe(pointId("a", '"b', 1, 0));
   });
 });
 
@@ -31,9 +43,18 @@ describe("payloads", () => {
 
   it("carry the tenant key, the document's identity and metadata, and the chunk's place", () => {
     expect(chunkPayload(doc, { index: 3, text: "chunk", start: 10, end: 15 })).toEqual({
-      kind: "chunk", collection: "c", doc_id: "d1", version: 2, metadata: doc.metadata,
-      meta_keys: ["note", "prev", "status", "tags"], meta_blank: ["note"], meta_same: ["prev=status"],
-      chunk_index: 3, start: 10, end: 15, text: "chunk",
+      kind: "chunk",
+      collection: "c",
+      doc_id: "d1",
+      version: 2,
+      metadata: doc.metadata,
+      meta_keys: ["note", "prev", "status", "tags"],
+      meta_blank: ["note"],
+      meta_same: ["prev=status"],
+      chunk_index: 3,
+      start: 10,
+      end: 15,
+      text: "chunk",
     });
     expect(documentPayload(doc)).toMatchObject({ kind: "document", collection: "c", doc_id: "d1", version: 2, text: "Full text" });
   });
@@ -76,9 +97,23 @@ describe("reading points back", () => {
   it("gives hits and document heads, and refuses payloads that are not ours", () => {
     const payload = chunkPayload(doc, { index: 1, text: "chunk", start: 4, end: 9 });
     expect(hitOf({ payload, score: 1.5 })).toEqual({
-      collection: "c", docId: "d1", chunkIndex: 1, text: "chunk", start: 4, end: 9, score: 1.5, metadata: doc.metadata,
+      collection: "c",
+      docId: "d1",
+      chunkIndex: 1,
+      text: "chunk",
+      start: 4,
+      end: 9,
+      score: 1.5,
+      metadata: doc.metadata,
     });
-    expect(headOf({ id: "x", payload: documentPayload(doc) })).toEqual({ id: "x", textId: "x", collection: "c", docId: "d1", version: 2, metadata: doc.metadata });
+    expect(headOf({ id: "x", payload: documentPayload(doc) })).toEqual({
+      id: "x",
+      textId: "x",
+      collection: "c",
+      docId: "d1",
+      version: 2,
+      metadata: doc.metadata,
+    });
     expect(() => hitOf({ payload: { ...payload, text: 3 }, score: 1 })).toThrow(/lacks string "text"/);
     expect(() => headOf({ id: 1, payload: null })).toThrow(/lacks/);
   });

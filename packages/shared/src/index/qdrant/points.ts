@@ -81,7 +81,10 @@ export function documentPayload(doc: IndexedDocument, textPoint?: string): Paylo
  * no words) and its dense vector when given, and one for the document without any vector.
  * write.ts says in which order they are written.
  */
-export function versionPoints(doc: IndexedDocument, chunks: readonly ChunkInput[]): { chunks: Schemas["PointStruct"][]; document: Schemas["PointStruct"] } {
+export function versionPoints(
+  doc: IndexedDocument,
+  chunks: readonly ChunkInput[],
+): { chunks: Schemas["PointStruct"][]; document: Schemas["PointStruct"] } {
   const points = chunks.map((chunk) => {
     const vector: Record<string, Schemas["Vector"]> = {};
     const sparse = documentVector(chunk.text);

@@ -13,7 +13,10 @@ describe("scope of a request", () => {
       must: [{ key: "kind", match: { value: "chunk" } }, { key: "collection", match: { any: ["a", "b"] } }, condition],
     });
     expect(scopeFilter("document", ["a"], true)).toEqual({
-      must: [{ key: "kind", match: { value: "document" } }, { key: "collection", match: { any: ["a"] } }],
+      must: [
+        { key: "kind", match: { value: "document" } },
+        { key: "collection", match: { any: ["a"] } },
+      ],
     });
   });
 
@@ -30,19 +33,32 @@ describe("search requests", () => {
   it("rank by BM25 when the query has terms, by cosine when it has a vector, each with its weight", () => {
     expect(rankers(sparse, undefined, EVEN)).toEqual([{ using: "bm25", query: sparse, weight: 1 }]);
     expect(rankers({ indices: [], values: [] }, [0.5], EVEN)).toEqual([{ using: "dense", query: [0.5], weight: 1 }]);
-    expect(rankers(sparse, [0.5], EVEN)).toEqual([{ using: "bm25", query: sparse, weight: 1 }, { using: "dense", query: [0.5], weight: 1 }]);
+    expect(rankers(sparse, [0.5], EVEN)).toEqual([
+      { using: "bm25", query: sparse, weight: 1 },
+      { using: "dense", query: [0.5], weight: 1 },
+    ]);
     expect(rankers(sparse, [0.5], { depth: 100, lexicalWeight: 0.5, denseWeight: 2 }).map((r) => r.weight)).toEqual([0.5, 2]);
     expect(rankers(undefined, undefined)).toEqual([]);
     expect(rankers(sparse, [0.5]).map((r) => r.weight)).toEqual([DEFAULT_FUSION.lexicalWeight, DEFAULT_FUSION.denseWeight]);
   });
 
   it("query one ranking directly", () => {
-    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, undefined, { depth: 100, lexicalWeight: 3, denseWeight: 1 }), filter, 10, 100);
+    const request: Schemas["QueryRequest"] = searchRequest(
+      rankers(sparse, undefined, { depth: 100, lexicalWeight: 3, denseWeight: 1 }),
+      filter,
+      10,
+      100,
+    );
     expect(request).toEqual({ query: sparse, using: "bm25", filter, limit: 10, with_payload: true });
   });
 
   it("send the rankings' weights for a weighted fusion", () => {
-    const request: Schemas["QueryRequest"] = searchRequest(rankers(sparse, [0.1, 0.2], { depth: 100, lexicalWeight: 1, denseWeight: 1.5 }), filter, 10, 100);
+    const request: Schemas["QueryRequest"] = searchRequest(
+      rankers(sparse, [0.1, 0.2], { depth: 100, lexicalWeight: 1, denseWeight: 1.5 }),
+      filter,
+      10,
+      100,
+    );
     expect(request.query).toEqual({ rrf: { k: 61, weights: [1, 1.5] } });
   });
 
@@ -78,7 +94,13 @@ describe("document reads", () => {
   it("scroll pages without the texts, from an offset", () => {
     const first: Schemas["ScrollRequest"] = scrollRequest(filter, null, 512);
     expect(first).toEqual({ filter, limit: 512, with_payload: { exclude: ["text"] }, with_vector: false });
-    expect(scrollRequest(filter, "abc", 512, ["version"])).toEqual({ filter, limit: 512, with_payload: ["version"], with_vector: false, offset: "abc" });
+    expect(scrollRequest(filter, "abc", 512, ["version"])).toEqual({
+      filter,
+      limit: 512,
+      with_payload: ["version"],
+      with_vector: false,
+      offset: "abc",
+    });
   });
 
   it("read the texts of one page by id", () => {

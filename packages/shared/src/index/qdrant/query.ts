@@ -50,7 +50,12 @@ export const QDRANT_RRF_K = RRF_K + 1;
  * filter goes into each prefetch, so it restricts the candidates before they are ranked, and
  * stays on the fused result.
  */
-export function searchRequest(ranking: readonly Ranker[], filter: Schemas["Filter"], limit: number, depth: number): Schemas["QueryRequest"] {
+export function searchRequest(
+  ranking: readonly Ranker[],
+  filter: Schemas["Filter"],
+  limit: number,
+  depth: number,
+): Schemas["QueryRequest"] {
   const [only, ...more] = ranking;
   if (!only) throw new Error("searchRequest: nothing to rank by");
   if (more.length === 0) return { query: only.query, using: only.using, filter, limit, with_payload: true };

@@ -45,7 +45,8 @@ export interface Placement {
  * embedder gives them (null: none, so no point carries or stores one).
  */
 export function createCollectionRequest(dimensions: number | null, placement: Placement = {}): Schemas["CreateCollection"] {
-  if (dimensions !== null && (!Number.isSafeInteger(dimensions) || dimensions < 1)) throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
+  if (dimensions !== null && (!Number.isSafeInteger(dimensions) || dimensions < 1))
+    throw new Error(`Qdrant index: invalid dense vector size ${dimensions}`);
   const { shards = 1, replicationFactor = 1 } = placement;
   if (!Number.isSafeInteger(shards) || shards < 1) throw new Error(`Qdrant index: invalid shard count ${shards}`);
   return {

@@ -21,23 +21,46 @@ import { queryVector } from "./sparse.ts";
 import { createCollectionRequest } from "./schema.ts";
 
 describeIndexContract("Qdrant adapter on an in-memory stand-in", async (options) => {
-  const index = new QdrantSearchIndex({ client: new FakeQdrant(), dimensions: 3, collectionName: `t-${randomUUID()}`, fusion: options?.fusion });
+  const index = new QdrantSearchIndex({
+    client: new FakeQdrant(),
+    dimensions: 3,
+    collectionName: `t-${randomUUID()}`,
+    fusion: options?.fusion,
+  });
   return { index, cleanup: () => index.close() };
 });
 
-describeIndexModel("Qdrant adapter on an in-memory stand-in", async () => {
-  const client = new FakeQdrant();
-  return reopening(() => new QdrantSearchIndex({ client, dimensions: 3, collectionName: "model" }));
-}, 15);
+describeIndexModel(
+  "Qdrant adapter on an in-memory stand-in",
+  async () => {
+    const client = new FakeQdrant();
+    return reopening(() => new QdrantSearchIndex({ client, dimensions: 3, collectionName: "model" }));
+  },
+  15,
+);
 
 function setup(options: { scrollPage?: number; fake?: FakeQdrant; dimensions?: number } = {}) {
   const fake = options.fake ?? new FakeQdrant();
-  const index = new QdrantSearchIndex({ client: fake, dimensions: options.dimensions ?? 3, collectionName: "docs", scrollPage: options.scrollPage });
+  const index = new QdrantSearchIndex({
+    client: fake,
+    dimensions: options.dimensions ?? 3,
+    collectionName: "docs",
+    scrollPage: options.scrollPage,
+  });
   return { fake, index };
 }
 
-const doc = (docId: string, text: string, metadata: Metadata = {}, version = 1): IndexedDocument => ({ collection: "c", docId, version, metadata, text });
-const item = (d: IndexedDocument, vector?: number[]) => ({ doc: d, chunks: [{ index: 0, text: d.text, start: 0, end: d.text.length, vector }] });
+const doc = (docId: string, text: string, metadata: Metadata = {}, version = 1): IndexedDocument => ({
+  collection: "c",
+  docId,
+  version,
+  metadata,
+  text,
+});
+const item = (d: IndexedDocument, vector?: number[]) => ({
+  doc: d,
+  chunks: [{ index: 0, text: d.text, start: 0, end: d.text.length, vector }],
+});
 const callsOf = (fake: FakeQdrant, method: string) => fake.calls.filter((c) => c.method === method).map((c) => c.args);
 
 describe("QdrantSearchIndex", () => {
@@ -61,7 +84,12 @@ describe("QdrantSearchIndex", () => {
     const filter = parseFilter("status=open");
     await index.search({ query: "the heron", vector: [1, 0, 0], collections: ["c"], filter, k: 5 });
     const scope = scopeFilter("chunk", ["c"], compileFilter(filter).condition)!;
-    const expected: Schemas["QueryRequest"] = searchRequest(rankers(queryVector(["heron"]), [1, 0, 0], DEFAULT_FUSION), scope, 5, DEFAULT_FUSION.depth);
+    const expected: Schemas["QueryRequest"] = searchRequest(
+      rankers(queryVector(["heron"]), [1, 0, 0], DEFAULT_FUSION),
+      scope,
+      5,
+      DEFAULT_FUSION.depth,
+    );
     expect(callsOf(fake, "query")).toEqual([expected]);
   });
 
@@ -79,9 +107,12 @@ describe("QdrantSearchIndex", () => {
     const { index } = setup();
     const texts = ["alpha beta", "beta gamma", "gamma delta", "alpha", "beta", "delta alpha", "gamma"];
     await index.indexDocuments(
-      texts.map((t, i) => item(doc(`d${i}`, t, i % 3 === 0 ? { status: "skip", note: "no" } : { status: "keep", note: "keep it" }), [i, 1, (i * 7) % 3])),
+      texts.map((t, i) =>
+        item(doc(`d${i}`, t, i % 3 === 0 ? { status: "skip", note: "no" } : { status: "keep", note: "keep it" }), [i, 1, (i * 7) % 3]),
+      ),
     );
-    const search = (filter: string) => index.search({ query: "alpha gamma", vector: [1, 2, 0], collections: ["c"], filter: parseFilter(filter), k: 4 });
+    const search = (filter: string) =>
+      index.search({ query: "alpha gamma", vector: [1, 2, 0], collections: ["c"], filter: parseFilter(filter), k: 4 });
     const exact = await search("status=keep");
     const loose = await search("noteLIKEkeep");
     expect(exact.length).toBe(4);
@@ -105,7 +136,11 @@ describe("QdrantSearchIndex", () => {
     expect(await index.indexDocuments([item(doc("d1", "falcon", {}, 2))])).toEqual([true]);
     // Both versions' chunks match "osprey falcon": the highest alone is shown, and the answer
     // still has k results. A query only the old version matches finds it (never missing).
-    expect(seen).toEqual([["d1:falcon", "d2:osprey nest"], ["d1:osprey", "d2:osprey nest"], ["d1:v1", "d2:v1"]]);
+    expect(seen).toEqual([
+      ["d1:falcon", "d2:osprey nest"],
+      ["d1:osprey", "d2:osprey nest"],
+      ["d1:v1", "d2:v1"],
+    ]);
     const after = await index.search({ query: "osprey falcon", collections: ["c"], filter: parseFilter(""), k: 10 });
     expect(after.map((h) => h.text)).toEqual(["falcon", "osprey nest"]);
     const d1 = [...fake.collections.get("docs")!.points.values()].filter((p) => p.payload.doc_id === "d1");
@@ -153,8 +188,12 @@ describe("QdrantSearchIndex", () => {
     const fake = new FakeQdrant();
     await setup({ fake, dimensions: 3 }).index.indexDocuments([item(doc("a", "x"), [1, 0, 0])]);
     const reconfigured = setup({ fake, dimensions: 5 }).index;
-    await expect(reconfigured.indexDocuments([item(doc("b", "y"), [1, 0, 0, 0, 0])])).rejects.toThrow(/holds 3-dimensional vectors but the embedder gives 5/);
-    await expect(reconfigured.search({ query: "x", vector: [1, 0, 0, 0, 0], collections: ["c"], filter: parseFilter(""), k: 1 })).rejects.toThrow(/3-dimensional/);
+    await expect(reconfigured.indexDocuments([item(doc("b", "y"), [1, 0, 0, 0, 0])])).rejects.toThrow(
+      /holds 3-dimensional vectors but the embedder gives 5/,
+    );
+    await expect(
+      reconfigured.search({ query: "x", vector: [1, 0, 0, 0, 0], collections: ["c"], filter: parseFilter(""), k: 1 }),
+    ).rejects.toThrow(/3-dimensional/);
     expect(await reconfigured.indexDocuments([item(doc("b", "y"), [0, 1, 0])])).toEqual([true]);
   });
 
@@ -166,7 +205,10 @@ describe("QdrantSearchIndex", () => {
     expect(all.map((d) => d.docId)).toEqual(["e", "b", "d", "a", "c"]);
     expect(callsOf(fake, "scroll").length).toBeGreaterThanOrEqual(3);
     const page = await index.findDocuments({ collections: ["c"], filter: parseFilter("ORDERBYDESCpriority"), limit: 2, offset: 1 });
-    expect(page.map((d) => [d.docId, d.text])).toEqual([["b", "text b"], ["d", "text d"]]);
+    expect(page.map((d) => [d.docId, d.text])).toEqual([
+      ["b", "text b"],
+      ["d", "text d"],
+    ]);
   });
 
   it("shows one version of a document while two are briefly committed", async () => {
@@ -182,7 +224,9 @@ describe("QdrantSearchIndex", () => {
   it("reports an unreachable Qdrant as unavailable (503)", async () => {
     const index = new QdrantSearchIndex({ url: "http://127.0.0.1:1", dimensions: 3 });
     await expect(index.ping()).rejects.toBeInstanceOf(UnavailableError);
-    await expect(index.search({ query: "x", collections: ["c"], filter: parseFilter(""), k: 1 })).rejects.toMatchObject({ kind: "unavailable" });
+    await expect(index.search({ query: "x", collections: ["c"], filter: parseFilter(""), k: 1 })).rejects.toMatchObject({
+      kind: "unavailable",
+    });
     await expect(index.indexDocuments([item(doc("d", "x"))])).rejects.toBeInstanceOf(UnavailableError);
   });
 });

@@ -1,5 +1,15 @@
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { DocumentChunks, FindRequest, IndexEntry, IndexedDocument, InventoryScope, ScanRequest, SearchHit, SearchIndex, SearchRequest } from "../../ports.ts";
+import type {
+  DocumentChunks,
+  FindRequest,
+  IndexEntry,
+  IndexedDocument,
+  InventoryScope,
+  ScanRequest,
+  SearchHit,
+  SearchIndex,
+  SearchRequest,
+} from "../../ports.ts";
 import { compareCodePoints } from "../../filter/compare.ts";
 import { evaluate } from "../../filter/evaluate.ts";
 import { compareForOrder } from "../../filter/order.ts";
@@ -16,7 +26,16 @@ import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, metadataKey, ty
 import { queryVector } from "./sparse.ts";
 import { fetchUntilKept, firstDepth } from "../deeper.ts";
 import { acceptHighest, docKey, newestVersions, supersededIn, type IndexItem as Item } from "../versions.ts";
-import { chunkCount, collectionFilter, documentFilter, inventoryFilter, supersededFilter, upsertBatches, VERSION_PAYLOAD, versionsFilter } from "./write.ts";
+import {
+  chunkCount,
+  collectionFilter,
+  documentFilter,
+  inventoryFilter,
+  supersededFilter,
+  upsertBatches,
+  VERSION_PAYLOAD,
+  versionsFilter,
+} from "./write.ts";
 
 export interface QdrantIndexOptions {
   /** Used when no `client` is given. */
@@ -40,10 +59,18 @@ export interface QdrantIndexOptions {
 type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
 
 /** Known fields Qdrant can order by: range-indexed (schema.ts), one value of one type per document. */
-const ORDERABLE = new Set(Object.entries(KNOWN_FIELD_TYPES).flatMap(([field, type]) => (type === "integer" || type === "instant" ? [field] : [])));
+const ORDERABLE = new Set(
+  Object.entries(KNOWN_FIELD_TYPES).flatMap(([field, type]) => (type === "integer" || type === "instant" ? [field] : [])),
+);
 
 /** What a head read for sorting carries when the filter is exact: no metadata but the ORDERBY fields. */
-const leanPayload = (orderBy: readonly OrderTerm[]) => [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, ...orderBy.map((t) => metadataKey(t.field))];
+const leanPayload = (orderBy: readonly OrderTerm[]) => [
+  KEY.collection,
+  KEY.docId,
+  KEY.version,
+  KEY.textPoint,
+  ...orderBy.map((t) => metadataKey(t.field)),
+];
 const leanHeadOf = (point: Schemas["Record"]) => headOf({ ...point, payload: { [KEY.metadata]: {}, ...point.payload } });
 
 /** The reference order: ORDERBY terms, then collection and id. */
@@ -88,12 +115,15 @@ export class QdrantSearchIndex implements SearchIndex {
 
   /** Creates the collection and any missing payload index once per process (again after a failure). */
   #ensure(): Promise<void> {
-    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#placement).then((size) => {
-      this.#denseSize = size;
-    }, (err: unknown) => {
-      this.#ready = null;
-      throw err;
-    });
+    this.#ready ??= prepareCollection(this.#client, this.#name, this.#dimensions, this.#placement).then(
+      (size) => {
+        this.#denseSize = size;
+      },
+      (err: unknown) => {
+        this.#ready = null;
+        throw err;
+      },
+    );
     return this.#ready;
   }
 
@@ -115,7 +145,8 @@ export class QdrantSearchIndex implements SearchIndex {
       await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
     }
     const documents = upsertBatches(points.map((p) => p.document));
-    for (const batch of documents.slice(0, -1)) await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
+    for (const batch of documents.slice(0, -1))
+      await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
     const superseded = supersededFilter(chosen.map(({ doc, chunks }) => ({ ...doc, chunks: chunkCount(chunks) })));
     const operations: Schemas["UpdateOperation"][] = [{ upsert: { points: documents.at(-1)! } }, { delete: { filter: superseded } }];
     await this.#call("commit a version", (c, name) => c.batchUpdate(name, { wait: true, operations }));
@@ -138,7 +169,10 @@ export class QdrantSearchIndex implements SearchIndex {
     const committed = [KIND.chunk, KIND.document].map((kind) => ({ key: KEY.kind, match: { value: kind } }));
     const payload = { [KEY.version]: doc.version, [KEY.metadata]: doc.metadata, ...derivedLists(doc.metadata) };
     await this.#call("refresh metadata", (c, name) =>
-      c.batchUpdate(name, { wait: true, operations: [{ set_payload: { payload, filter: { ...documentFilter(doc.collection, doc.docId), should: committed } } }] }),
+      c.batchUpdate(name, {
+        wait: true,
+        operations: [{ set_payload: { payload, filter: { ...documentFilter(doc.collection, doc.docId), should: committed } } }],
+      }),
     );
     return points.filter((p) => p.payload?.[KEY.kind] === KIND.chunk).length;
   }
@@ -146,7 +180,13 @@ export class QdrantSearchIndex implements SearchIndex {
   /** The committed version of each document that has one. */
   async #versions(docs: Pick<IndexedDocument, "collection" | "docId">[]): Promise<Map<string, number>> {
     const points = await this.#scrollAll(versionsFilter(docs), VERSION_PAYLOAD);
-    return newestVersions(points.map(({ payload }) => ({ collection: String(payload?.[KEY.collection]), docId: String(payload?.[KEY.docId]), version: Number(payload?.[KEY.version]) })));
+    return newestVersions(
+      points.map(({ payload }) => ({
+        collection: String(payload?.[KEY.collection]),
+        docId: String(payload?.[KEY.docId]),
+        version: Number(payload?.[KEY.version]),
+      })),
+    );
   }
 
   async #scrollAll(filter: Schemas["Filter"], payload?: Schemas["WithPayloadInterface"]): Promise<Schemas["Record"][]> {
@@ -156,7 +196,11 @@ export class QdrantSearchIndex implements SearchIndex {
   }
 
   /** The points a filter matches, a page at a time, in id order; each page a request of its own. */
-  async *#scrollPages(filter: Schemas["Filter"], size: number, payload?: Schemas["WithPayloadInterface"]): AsyncGenerator<Schemas["Record"][]> {
+  async *#scrollPages(
+    filter: Schemas["Filter"],
+    size: number,
+    payload?: Schemas["WithPayloadInterface"],
+  ): AsyncGenerator<Schemas["Record"][]> {
     let offset: Schemas["ExtendedPointId"] | null = null;
     do {
       const request = scrollRequest(filter, offset, size, payload);
@@ -176,9 +220,12 @@ export class QdrantSearchIndex implements SearchIndex {
   async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
     await this.#ensure();
     const size = Math.max(1, Math.trunc(batch));
-    const heads = (points: Schemas["Record"][]) => points.map((p) => ({
-      collection: String(p.payload?.[KEY.collection]), docId: String(p.payload?.[KEY.docId]), version: Number(p.payload?.[KEY.version]),
-    }));
+    const heads = (points: Schemas["Record"][]) =>
+      points.map((p) => ({
+        collection: String(p.payload?.[KEY.collection]),
+        docId: String(p.payload?.[KEY.docId]),
+        version: Number(p.payload?.[KEY.version]),
+      }));
     if (scope.docIds) {
       if (scope.collection === null) throw new Error("inventory: docIds need a collection");
       const ids = [...new Set(scope.docIds)];
@@ -205,7 +252,11 @@ export class QdrantSearchIndex implements SearchIndex {
       else entry.version = Math.max(entry.version, h.version);
     }
     for (const [collection, docs] of Map.groupBy(entries.values(), (e) => e.collection)) {
-      const filter = inventoryFilter(KIND.chunk, collection, docs.map((d) => d.docId));
+      const filter = inventoryFilter(
+        KIND.chunk,
+        collection,
+        docs.map((d) => d.docId),
+      );
       for (const p of await this.#scrollAll(filter, [KEY.docId])) {
         const entry = entries.get(docKey(collection, String(p.payload?.[KEY.docId])));
         if (entry) entry.chunks += 1;
@@ -243,7 +294,13 @@ export class QdrantSearchIndex implements SearchIndex {
       const [kept] = await fetchUntilKept({
         want: k,
         first: firstDepth(k, true),
-        fetch: async (limit) => [(await this.#call("search", (c, name) => c.query(name, searchRequest(ranking, filter, limit, Math.max(limit, this.#fusion.depth))))).points],
+        fetch: async (limit) => [
+          (
+            await this.#call("search", (c, name) =>
+              c.query(name, searchRequest(ranking, filter, limit, Math.max(limit, this.#fusion.depth))),
+            )
+          ).points,
+        ],
         keep: ([points]) => [newestOnly(points!).kept],
       });
       return kept!.map(hitOf);
@@ -257,7 +314,8 @@ export class QdrantSearchIndex implements SearchIndex {
     const kept = await fetchUntilKept({
       want,
       first: firstDepth(want, false),
-      fetch: async (limit) => (await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)))).map((l) => l.points),
+      fetch: async (limit) =>
+        (await this.#call("search", (c, name) => c.queryBatch(name, rankingBatch(ranking, filter, limit)))).map((l) => l.points),
       keep: (lists) => {
         // The newest version of a document among every list, so that two lists never show two versions.
         const newest = new Set(newestOnly(lists.flat()).kept);
@@ -265,7 +323,12 @@ export class QdrantSearchIndex implements SearchIndex {
       },
     });
     if (kept.length === 1) return kept[0]!.slice(0, k).map(hitOf);
-    const fused = reciprocalRankFusion(kept, (p) => String(p.id), RRF_K, ranking.map((r) => r.weight)).slice(0, k);
+    const fused = reciprocalRankFusion(
+      kept,
+      (p) => String(p.id),
+      RRF_K,
+      ranking.map((r) => r.weight),
+    ).slice(0, k);
     return fused.map(({ item, score }) => hitOf({ ...item, score }));
   }
 
@@ -298,7 +361,9 @@ export class QdrantSearchIndex implements SearchIndex {
     const payload = leanPayload(request.filter.orderBy);
     const must = filter.must as Schemas["Condition"][];
     const order = { key, direction: first.descending ? "desc" : "asc" } as const;
-    const { points } = await this.#call("scroll", (c, name) => c.scroll(name, { filter, limit: want, with_payload: payload, with_vector: false, order_by: order }));
+    const { points } = await this.#call("scroll", (c, name) =>
+      c.scroll(name, { filter, limit: want, with_payload: payload, with_vector: false, order_by: order }),
+    );
     const valueOf = (p: Schemas["Record"]) => (p.payload?.[KEY.metadata] as Record<string, unknown> | undefined)?.[first.field];
     let found: Schemas["Record"][];
     if (points.length === want) {
@@ -347,7 +412,15 @@ export class QdrantSearchIndex implements SearchIndex {
   /** The page's documents with their texts (and their whole metadata, for lean heads). */
   async #withTexts(page: DocumentHead[], lean: boolean): Promise<IndexedDocument[]> {
     if (page.length === 0) return [];
-    const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(page.map((h) => h.textId), lean)));
+    const records = await this.#call("read texts", (c, name) =>
+      c.retrieve(
+        name,
+        textRequest(
+          page.map((h) => h.textId),
+          lean,
+        ),
+      ),
+    );
     const byId = new Map(records.map((r) => [String(r.id), r.payload]));
     return page.flatMap(({ textId, collection, docId, version, metadata }) => {
       const payload = byId.get(String(textId));

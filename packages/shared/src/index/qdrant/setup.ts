@@ -11,7 +11,12 @@ import { createCollectionRequest, denseSize, payloadIndexRequests, type Placemen
  * Prepares the collection; returns the size of its dense vectors, null for none (an existing
  * collection keeps its own, and its placement).
  */
-export async function prepareCollection(client: QdrantApi, name: string, dimensions: number | null, placement: Placement = {}): Promise<number | null> {
+export async function prepareCollection(
+  client: QdrantApi,
+  name: string,
+  dimensions: number | null,
+  placement: Placement = {},
+): Promise<number | null> {
   const read = () =>
     client.getCollection(name).catch((err: unknown) => {
       if (statusOf(err) === 404) return null;

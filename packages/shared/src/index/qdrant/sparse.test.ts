@@ -33,7 +33,15 @@ describe("murmur3 token ids", () => {
 describe("tokens", () => {
   it("stems English plurals only", () => {
     expect(["herons", "studies", "boxes", "glass", "virus", "bus", "is", "species", "toes"].map(stem)).toEqual([
-      "heron", "study", "boxe", "glass", "virus", "bus", "is", "specy", "toe",
+      "heron",
+      "study",
+      "boxe",
+      "glass",
+      "virus",
+      "bus",
+      "is",
+      "specy",
+      "toe",
     ]);
   });
 

@@ -4,19 +4,36 @@ import { chunkCount, collectionFilter, documentFilter, supersededFilter, upsertB
 
 describe("write requests", () => {
   it("supersede, in one filter, older versions and extra chunks of each document of a batch", () => {
-    const filter: Schemas["Filter"] = supersededFilter([{ collection: "c", docId: "d", version: 3, chunks: 2 }, { collection: "e", docId: "f", version: 1, chunks: 5 }]);
+    const filter: Schemas["Filter"] = supersededFilter([
+      { collection: "c", docId: "d", version: 3, chunks: 2 },
+      { collection: "e", docId: "f", version: 1, chunks: 5 },
+    ]);
     const of = (collection: string, docId: string, version: number, chunks: number) => ({
       must: [
         { key: "collection", match: { value: collection } },
         { key: "doc_id", match: { value: docId } },
-        { should: [{ key: "version", range: { lt: version } }, { must: [{ key: "version", match: { value: version } }, { key: "chunk_index", range: { gte: chunks } }] }] },
+        {
+          should: [
+            { key: "version", range: { lt: version } },
+            {
+              must: [
+                { key: "version", match: { value: version } },
+                { key: "chunk_index", range: { gte: chunks } },
+              ],
+            },
+          ],
+        },
       ],
     });
     expect(filter).toEqual({ should: [of("c", "d", 3, 2), of("e", "f", 1, 5)] });
   });
 
   it("find the committed versions of a batch's documents", () => {
-    const filter: Schemas["Filter"] = versionsFilter([{ collection: "c", docId: "a" }, { collection: "c", docId: "b" }, { collection: "e", docId: "a" }]);
+    const filter: Schemas["Filter"] = versionsFilter([
+      { collection: "c", docId: "a" },
+      { collection: "c", docId: "b" },
+      { collection: "e", docId: "a" },
+    ]);
     expect(filter).toEqual({
       must: [
         { key: "kind", match: { value: "document" } },
@@ -27,7 +44,12 @@ describe("write requests", () => {
   });
 
   it("select a document, one version of it, or a whole collection for deletion", () => {
-    expect(documentFilter("c", "d")).toEqual({ must: [{ key: "collection", match: { value: "c" } }, { key: "doc_id", match: { value: "d" } }] });
+    expect(documentFilter("c", "d")).toEqual({
+      must: [
+        { key: "collection", match: { value: "c" } },
+        { key: "doc_id", match: { value: "d" } },
+      ],
+    });
     expect(documentFilter("c", "d", 0).must).toContainEqual({ key: "version", match: { value: 0 } });
     expect(collectionFilter("c")).toEqual({ must: [{ key: "collection", match: { value: "c" } }] });
   });
@@ -35,7 +57,14 @@ describe("write requests", () => {
   it("split upserts into requests bounded in points and bytes, a big point alone", () => {
     const point = (id: number, text = ""): Schemas["PointStruct"] => ({ id, vector: {}, payload: { text } });
     const ids = (batches: Schemas["PointStruct"][][]) => batches.map((b) => b.map((p) => p.id));
-    expect(ids(upsertBatches([1, 2, 3, 4, 5].map((i) => point(i)), { points: 2, bytes: 1e6 }))).toEqual([[1, 2], [3, 4], [5]]);
+    expect(
+      ids(
+        upsertBatches(
+          [1, 2, 3, 4, 5].map((i) => point(i)),
+          { points: 2, bytes: 1e6 },
+        ),
+      ),
+    ).toEqual([[1, 2], [3, 4], [5]]);
     const big = "x".repeat(1000);
     expect(ids(upsertBatches([point(1), point(2, big), point(3), point(4)], { points: 10, bytes: 500 }))).toEqual([[1], [2], [3, 4]]);
     expect(upsertBatches([])).toEqual([]);

@@ -97,6 +97,9 @@ export function chunkCount(chunks: readonly { index: number }[]): number {
 }
 
 /** Splits points into upsert requests within UPSERT_LIMITS, in order. */
-export function upsertBatches(points: readonly Schemas["PointStruct"][], limits: { points: number; bytes: number } = UPSERT_LIMITS): Schemas["PointStruct"][][] {
+export function upsertBatches(
+  points: readonly Schemas["PointStruct"][],
+  limits: { points: number; bytes: number } = UPSERT_LIMITS,
+): Schemas["PointStruct"][][] {
   return packBatches(points, (point) => Buffer.byteLength(JSON.stringify(point), "utf8"), { items: limits.points, cost: limits.bytes });
 }
