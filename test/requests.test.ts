@@ -273,7 +273,7 @@ describe("messages", () => {
 
   it("a filter sent as an object or a list says how to write it", async () => {
     const filter = (metadata: unknown) => svc.request("POST", "/get_relevant_documents", { query: { query: "x" }, json: { metadata } });
-    const accepted = "metadata: expected a filter string in encoded-query syntax, e.g. status=open\\^priority=2 \\(see FILTERS.md\\)";
+    const accepted = "metadata: expected a filter string in encoded-query syntax, e.g. status=open\\^priority=2 \\(see /docs/filters\\)";
     expectProblem(
       await filter({ status: "open", priority: 2 }),
       400,

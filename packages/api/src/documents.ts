@@ -27,7 +27,7 @@ export interface Incoming {
   contentType?: SupportedType;
 }
 
-/** doc_id: the query parameter, else metadata.sys_id, else a new UUID (DESIGN.md), time-ordered. */
+/** doc_id: the query parameter, else metadata.sys_id, else a new UUID (docs/api.md), time-ordered. */
 function chooseDocId(input: Incoming): string {
   if (input.docId !== undefined) return input.docId;
   const sysId = input.metadata.sys_id;

@@ -74,7 +74,7 @@ const metadataInput = z
 const FILTER_MAX = 8192;
 /** What a filter sent as something else than a string reads as, when it can be said. */
 function filterMessage(input: unknown): string {
-  const accepted = "expected a filter string in encoded-query syntax, e.g. status=open^priority=2 (see FILTERS.md)";
+  const accepted = "expected a filter string in encoded-query syntax, e.g. status=open^priority=2 (see /docs/filters)";
   if (Array.isArray(input)) return `${accepted}, not a list: join conditions with ^ (AND) or ^OR`;
   if (input === null || typeof input !== "object") return accepted;
   const entries = Object.entries(input);

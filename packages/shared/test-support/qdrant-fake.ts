@@ -2,7 +2,7 @@
  * Test support: an in-memory stand-in for the few Qdrant endpoints the adapter calls, so the
  * adapter's own logic (writes in order, version checks, post-filtering, paging, fusion)
  * runs here, where no Qdrant can. It is not Qdrant: it implements the documented semantics
- * the adapter relies on (filters per interpret.ts, sparse dot product times Qdrant's IDF,
+ * the adapter relies on (filters per qdrant-interpret.ts, sparse dot product times Qdrant's IDF,
  * cosine for dense, RRF with Qdrant's formula, scroll in id order) and refuses requests outside them.
  * Where it differed from Qdrant 1.18 it was made to follow it (payloads as the client parses
  * them, IDF statistics that keep deleted points, unpaired surrogates refused);

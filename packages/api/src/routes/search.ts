@@ -81,7 +81,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
   const relevant = async ({ query: q, req, res }: Input<typeof input, undefined, undefined>) => {
     const k = q.k;
     const filter = filterOf(q.metadata, "metadata");
-    // FILTERS.md: ORDERBY sorts what get_content_by_tag returns; a search ranks by relevance, and
+    // docs/filters.md: ORDERBY sorts what get_content_by_tag returns; a search ranks by relevance, and
     // what the filter asks and cannot be done is refused, never dropped in silence.
     if (filter.orderBy.length > 0) {
       throw new BadRequestError(

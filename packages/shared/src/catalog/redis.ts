@@ -49,7 +49,7 @@ const nullable = (value: string | null | undefined): [string, string] => (value 
 
 /**
  * The catalog in Redis, for the distributed mode: every API replica and worker shares it.
- * Each state change is one Lua script (see scripts.ts for the key layout), so it is atomic
+ * Each state change is one Lua script (see redis-scripts.ts for the key layout), so it is atomic
  * and, for the marks and rollbacks, conditional on the document's current version. The client
  * fails fast while Redis is down (no offline queue: the API answers 503) and reconnects by
  * itself; every Redis error becomes an UnavailableError.
@@ -236,7 +236,7 @@ export class RedisCatalog implements Catalog {
     return { items, next: rows.length > limit && last ? documentCursor(last.docId) : null };
   }
 
-  /** From the sorted set of pending documents (scripts.ts): a page costs O(log n + limit). */
+  /** From the sorted set of pending documents (redis-scripts.ts): a page costs O(log n + limit). */
   async listPending(before: string, limit: number, cursor: string | null): Promise<Page<DocumentRecord>> {
     const after = cursor === null ? "" : decodeCursor(cursor, "string");
     const [last, looked, rows] = (await this.#run((r) => r.catalogPending(this.#ns, before, after, limit))) as [string, number, unknown[]];

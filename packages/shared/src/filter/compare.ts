@@ -3,7 +3,7 @@ import type { Value } from "./ast.ts";
 
 /**
  * The value semantics shared by the reference evaluator and the reference ordering; the SQL
- * compiler mirrors each function here (see sql.ts).
+ * compiler mirrors each function here (see lancedb.ts).
  */
 
 /** The stored elements of a field: none when missing, one for a scalar, each item of an array. */
