@@ -6,11 +6,9 @@ import type { LanceThreadVariables } from "../config.ts";
  * thread on a machine of two or three cores, where a maintenance run after a load then left a
  * core idle. There it gets every core, and its async runtime twice as many worker threads
  * (`TOKIO_WORKER_THREADS`, by default one a core). Every core for compute with one worker a core
- * made the appends and reads beside a run wait up to 1.5-2.4 s (bench:maintenance); twice the
- * workers, or the full-text index built in one shard (`LANCE_FTS_NUM_SHARDS=1`; by default a
- * shard a compute thread, and then the run is no faster), kept those waits under 0.25 s. On 2 cores, in bench:scale at 200,000 documents, runs
- * taking turns: the first searches after the load waited 7.0-7.9 s, against 11.3-12.1 s with
- * LanceDB's own threads, and searches ran at 293-316 q/s against 228-230.
+ * made the appends and reads beside a run wait; twice the workers, or the full-text index built
+ * in one shard (`LANCE_FTS_NUM_SHARDS=1`), kept them short (figures: docs/benchmarks.md, "LanceDB's
+ * threads").
  * Setting `LANCE_CPU_THREADS` or `LANCE_IO_CORE_RESERVATION` keeps LanceDB's own choice;
  * `TOKIO_WORKER_THREADS`, when set, is kept too.
  *
