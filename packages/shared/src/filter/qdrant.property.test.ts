@@ -20,7 +20,7 @@ import { matchesFilter } from "../../test-support/qdrant-interpret.ts";
 import { documentPayload, chunkPayload, pointId } from "../index/qdrant/points.ts";
 import { createQdrantClient } from "../index/qdrant/client.ts";
 import { prepareCollection } from "../index/qdrant/setup.ts";
-import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../test-support/qdrant-server.ts";
+import { onRealQdrant, uniqueQdrantCollection } from "../../test-support/qdrant-server.ts";
 import { scopeFilter } from "../index/qdrant/query.ts";
 import { KIND } from "../index/qdrant/schema.ts";
 import { NOW, DAY, doc, docBatch, filterText, tenFilters } from "../../test-support/filter-arbitraries.ts";
@@ -76,22 +76,17 @@ describe("Qdrant filter compiler against the reference evaluator", () => {
   });
 });
 
-if (qdrantSource() === null) {
-  describeSkipped("Qdrant filter compiler on a real Qdrant", QDRANT_SKIP);
-} else {
+onRealQdrant("Qdrant filter compiler on a real Qdrant", (server) => {
   const realRuns = Number(process.env.QDRANT_FILTER_RUNS ?? 60);
   describe("Qdrant filter compiler on a real Qdrant", () => {
-    let server: QdrantTestServer | null = null;
     const name = uniqueQdrantCollection("filters");
-    const client = () => createQdrantClient({ url: server!.url });
+    const client = () => createQdrantClient({ url: server().url });
     beforeAll(async () => {
-      server = await QdrantTestServer.fromEnv();
       // The production layout, payload indexes included: they decide how some conditions match.
       await prepareCollection(client(), name, 3);
     });
     afterAll(async () => {
-      if (server) await client().deleteCollection(name);
-      await server?.close();
+      await client().deleteCollection(name);
     });
 
     it(
@@ -143,4 +138,4 @@ if (qdrantSource() === null) {
       Math.max(300_000, realRuns * 5_000),
     );
   });
-}
+});
