@@ -5,7 +5,8 @@
  * reference evaluator uses the same ones.
  */
 import fc from "fast-check";
-import type { Metadata, Scalar } from "../src/domain/metadata.ts";
+import { parseMetadata, type Metadata, type Scalar } from "../src/domain/metadata.ts";
+import type { SearchIndex } from "../src/ports.ts";
 import type { Filter } from "../src/filter/ast.ts";
 import { compareCodePoints } from "../src/filter/compare.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
@@ -235,4 +236,28 @@ export function referencePage(docs: readonly Metadata[], ids: readonly string[],
     .sort((a, b) => compareForOrder(a.d, b.d, filter.orderBy) || compareCodePoints(a.id, b.id))
     .slice(offset, offset + limit)
     .map(({ id }) => id);
+}
+
+/** 20 to 40 documents, each one the API accepts (parseMetadata throws on any other). */
+export const docBatch = fc.array(doc, { minLength: 20, maxLength: 40 }).map((docs) => {
+  for (const d of docs) parseMetadata(d);
+  return docs;
+});
+
+/** Ten filters, to run on one batch of documents. */
+export const tenFilters = fc.array(filterText, { minLength: 10, maxLength: 10 });
+
+/**
+ * Indexes document i of `docs` in collection "c" as id `d<i>` (three digits, so ids sort as
+ * the documents do) with one chunk `row <i>`; returns the ids in order.
+ */
+export async function indexAsRows(index: Pick<SearchIndex, "indexDocuments">, docs: readonly Metadata[]): Promise<string[]> {
+  const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
+  await index.indexDocuments(
+    docs.map((metadata, i) => ({
+      doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` },
+      chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }],
+    })),
+  );
+  return ids;
 }

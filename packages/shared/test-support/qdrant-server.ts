@@ -16,7 +16,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { describe, it } from "vitest";
+import { afterAll, beforeAll, describe, it } from "vitest";
 import { freePort } from "./redis-server.ts";
 
 export const QDRANT_SKIP = "skipped: set QDRANT_BIN or QDRANT_URL to run against a real Qdrant";
@@ -40,6 +40,29 @@ export function describeSkipped(suite: string, reason: string): void {
   console.log(`${suite}: ${reason}`);
   describe(suite, () => {
     it.skip(reason, () => {});
+  });
+}
+
+/**
+ * Tests on a real Qdrant (the one QDRANT_URL names, or one started from QDRANT_BIN): `tests`
+ * declares them, reaching the server through `server()`, started before them and closed after
+ * them. With neither variable set, one skipped test titled `suite` says why.
+ */
+export function onRealQdrant(suite: string, tests: (server: () => QdrantTestServer) => void): void {
+  if (qdrantSource() === null) {
+    describeSkipped(suite, QDRANT_SKIP);
+    return;
+  }
+  let server: QdrantTestServer | null = null;
+  beforeAll(async () => {
+    server = await QdrantTestServer.fromEnv();
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+  tests(() => {
+    if (!server) throw new Error("no Qdrant: the server did not start");
+    return server;
   });
 }
 

@@ -36,6 +36,14 @@ export function append(el, children) {
   }
 }
 
+/**
+ * A control with its label before it, the label naming the control by its id.
+ * @param {string} text
+ * @param {HTMLElement} control
+ * @returns {Child[]}
+ */
+export const labelled = (text, control) => [h("label", { for: control.id }, text), control];
+
 /** @param {number} n */
 export function bytes(n) {
   if (n < 1024) return `${n} B`;

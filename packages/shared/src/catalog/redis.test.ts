@@ -36,6 +36,20 @@ async function fixture(options: { purgeChunk?: number } = {}) {
 
 describeCatalogContract("RedisCatalog", () => fixture());
 
+/** Waits until the catalog answers a ping; fails ("the catalog did not <what>") after `ms`. */
+async function pingsWithin(catalog: RedisCatalog, ms: number, what: string): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (
+    !(await catalog.ping().then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    if (Date.now() > deadline) throw new Error(`the catalog did not ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
 describe("RedisCatalog", () => {
   it("keeps its keys under the prefix, and a dropped collection's in chunks until none is left", async () => {
     const fx = await fixture({ purgeChunk: 7 });
@@ -112,16 +126,7 @@ describe("RedisCatalog", () => {
       }
 
       await server.start();
-      const deadline = Date.now() + 15_000;
-      while (
-        !(await catalog.ping().then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        if (Date.now() > deadline) throw new Error("the catalog did not reconnect");
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await pingsWithin(catalog, 15_000, "reconnect");
       // A Redis without persistence comes back empty; the scripts are loaded again by themselves.
       const again = await catalog.accept(newDocument("c", "after"));
       expect(again.record.version).toBe(1);
@@ -140,16 +145,7 @@ describe("RedisCatalog", () => {
       await expect(catalog.collectionExists("c")).rejects.toBeInstanceOf(UnavailableError);
       expect(performance.now() - started).toBeLessThan(2500);
       await server.start();
-      const deadline = Date.now() + 15_000;
-      while (
-        !(await catalog.ping().then(
-          () => true,
-          () => false,
-        ))
-      ) {
-        if (Date.now() > deadline) throw new Error("the catalog did not connect");
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await pingsWithin(catalog, 15_000, "connect");
       expect((await catalog.accept(newDocument("c", "d"))).previous).toBeNull();
       expect(await catalog.collectionExists("c")).toBe(true);
     } finally {

@@ -3,14 +3,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { Queue } from "bullmq";
-import { Redis } from "ioredis";
 import { SqliteCatalog } from "../catalog/sqlite.ts";
-import { BullQueue } from "../queue/bullmq.ts";
 import { CATALOG_SCHEMA, openDatabase } from "../sqlite/db.ts";
 import { createLogger } from "../logger.ts";
-import { deleteRedisKeys, testRedisPrefix } from "../../test-support/redis-server.ts";
+import { testRedisPrefix } from "../../test-support/redis-server.ts";
 import { newDocument } from "../../test-support/catalog-contract.ts";
+import { bullQueueFixture } from "../../test-support/bull-queue.ts";
 import { recoverLostJobs } from "./lost-jobs.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
@@ -24,15 +22,10 @@ async function fixture() {
   const dir = await mkdtemp(path.join(tmpdir(), "docstore-lost-"));
   const catalog = new SqliteCatalog(openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA));
   const prefix = testRedisPrefix();
-  const queue = new BullQueue({ redisUrl: REDIS_URL, prefix, concurrency: 1, logger });
-  const connection = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-  const raw = new Queue("ingest", { connection, prefix });
+  const { queue, raw, close } = bullQueueFixture(REDIS_URL, prefix, { concurrency: 1 });
   undo.push(async () => {
-    await queue.close();
-    await raw.close();
-    connection.disconnect();
+    await close();
     await catalog.close();
-    await deleteRedisKeys(REDIS_URL, `${prefix}:*`);
     await rm(dir, { recursive: true, force: true });
   });
   return { catalog, queue, raw };

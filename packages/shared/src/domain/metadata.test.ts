@@ -32,15 +32,14 @@ describe("parseMetadata", () => {
     expect(parseMetadata({})).toEqual({});
   });
 
-  it("exports the known field types the filter parser uses", () => {
-    expect(KNOWN_FIELD_TYPES).toEqual({
-      sys_id: "string",
-      status: "string",
-      type: "string",
-      priority: "integer",
-      flag: "boolean",
-      created: "instant",
-    });
+  it("holds every known field to the type it has for the filter parser (KNOWN_FIELD_TYPES)", () => {
+    const wrong = { string: 1, integer: "1", boolean: "true", instant: "2024-05-01" } as const;
+    for (const [field, type] of Object.entries(KNOWN_FIELD_TYPES)) {
+      expect(
+        rejection(() => parseMetadata({ [field]: wrong[type] })),
+        field,
+      ).toMatch(new RegExp(`^metadata\\.${field}: expected`));
+    }
   });
 
   it.each([

@@ -1,19 +1,11 @@
-import { afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { describe, expect, it } from "vitest";
 import path from "node:path";
 import Database from "better-sqlite3";
+import { tempDirs } from "../../test-support/temp-dirs.ts";
 import { MemoryEmbeddingCache, SqliteEmbeddingCache, blobToVector, textHash, vectorToBlob, type EmbeddingCache } from "./cache.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const tempFile = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "embed-cache-"));
-  dirs.push(dir);
-  return path.join(dir, "sub", "embeddings.sqlite");
-};
+const tempDir = tempDirs("embed-cache-");
+const tempFile = () => path.join(tempDir(), "sub", "embeddings.sqlite");
 
 const f32 = (xs: number[]) => Array.from(Float32Array.from(xs));
 

@@ -48,3 +48,20 @@ export function compileBounds<Q>(filter: Filter, condition: (c: Condition) => Bo
     ops.or,
   );
 }
+
+/** The functions above, bound to one engine's query type and connectives. */
+export interface EngineBounds<Q> {
+  exactly(q: Q | boolean): Bounds<Q>;
+  loosely(sup: Q | boolean, sub?: Q | boolean): Bounds<Q>;
+  negate(b: Bounds<Q>): Bounds<Q>;
+  compile(filter: Filter, condition: (c: Condition) => Bounds<Q>): Bounds<Q>;
+}
+
+export function boundsOver<Q>(ops: Connectives<Q>): EngineBounds<Q> {
+  return {
+    exactly: (q) => exactly(q),
+    loosely: (sup, sub = false) => loosely(sup, sub),
+    negate: (b) => negate(b, ops),
+    compile: (filter, condition) => compileBounds(filter, condition, ops),
+  };
+}

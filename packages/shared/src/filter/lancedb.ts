@@ -21,14 +21,7 @@
  * a superset. Every compiled piece is two-valued (never SQL NULL), so NOT is plain NOT.
  */
 import { positiveOf, valueTexts, type Condition, type Filter, type Value } from "./ast.ts";
-import {
-  compileBounds,
-  exactly as exactlyBounds,
-  loosely as looselyBounds,
-  negate as negateBounds,
-  type Bounds as SharedBounds,
-  type Connectives,
-} from "./bounds.ts";
+import { boundsOver, type Bounds as SharedBounds } from "./bounds.ts";
 import { lower } from "./compare.ts";
 import { evaluate } from "./evaluate.ts";
 import { FOLDED_COLUMN, KNOWN_COLUMN, eqToken, isKnownField, samePair, type KnownField } from "./lancedb-columns.ts";
@@ -70,13 +63,10 @@ function not(q: Sql): Sql {
   return typeof q === "boolean" ? !q : `(NOT ${q})`;
 }
 
-const OPS: Connectives<string> = { and, or, not };
-const exactly = (q: Sql): Bounds => exactlyBounds(q);
-const loosely = (sup: Sql): Bounds => looselyBounds(sup);
-const negate = (b: Bounds): Bounds => negateBounds(b, OPS);
+const { exactly, loosely, negate, compile } = boundsOver<string>({ and, or, not });
 
 export function compileToLanceWhere(filter: Filter): CompiledWhere {
-  const b = compileBounds(filter, condition, OPS);
+  const b = compile(filter, condition);
   return { where: b.sup === true ? null : b.sup === false ? "false" : b.sup, exact: b.exact };
 }
 

@@ -12,7 +12,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { parseMetadata, type Metadata } from "../domain/metadata.ts";
+import type { Metadata } from "../domain/metadata.ts";
 import { evaluate } from "./evaluate.ts";
 import { parseFilter } from "./parse.ts";
 import { compileFilter } from "./qdrant.ts";
@@ -20,10 +20,10 @@ import { matchesFilter } from "../../test-support/qdrant-interpret.ts";
 import { documentPayload, chunkPayload, pointId } from "../index/qdrant/points.ts";
 import { createQdrantClient } from "../index/qdrant/client.ts";
 import { prepareCollection } from "../index/qdrant/setup.ts";
-import { describeSkipped, QDRANT_SKIP, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../test-support/qdrant-server.ts";
+import { onRealQdrant, uniqueQdrantCollection } from "../../test-support/qdrant-server.ts";
 import { scopeFilter } from "../index/qdrant/query.ts";
 import { KIND } from "../index/qdrant/schema.ts";
-import { NOW, DAY, doc, filterText } from "../../test-support/filter-arbitraries.ts";
+import { NOW, DAY, doc, docBatch, filterText, tenFilters } from "../../test-support/filter-arbitraries.ts";
 
 /** The payload of document i of collection `c`, as the index stores it. */
 function payloadOf(c: string, i: number, metadata: Metadata, kind: "document" | "chunk") {
@@ -46,22 +46,16 @@ function selectedByQdrant(text: string, docs: readonly Metadata[], kind: "docume
 describe("Qdrant filter compiler against the reference evaluator", () => {
   it("selects a superset of the evaluator's documents, and exactly them when it says exact", () => {
     fc.assert(
-      fc.property(
-        fc.array(doc, { minLength: 20, maxLength: 40 }),
-        fc.array(filterText, { minLength: 10, maxLength: 10 }),
-        fc.constantFrom("document" as const, "chunk" as const),
-        (docs, texts, kind) => {
-          docs.forEach((d) => parseMetadata(d));
-          for (const text of texts) {
-            const { filter, compiled, selected } = selectedByQdrant(text, docs, kind);
-            docs.forEach((d, i) => {
-              const expected = evaluate(filter, d);
-              if (expected) expect(selected[i], `${text} must keep ${JSON.stringify(d)}`).toBe(true);
-              if (compiled.exact) expect(selected[i], `${text} (exact) on ${JSON.stringify(d)}`).toBe(expected);
-            });
-          }
-        },
-      ),
+      fc.property(docBatch, tenFilters, fc.constantFrom("document" as const, "chunk" as const), (docs, texts, kind) => {
+        for (const text of texts) {
+          const { filter, compiled, selected } = selectedByQdrant(text, docs, kind);
+          docs.forEach((d, i) => {
+            const expected = evaluate(filter, d);
+            if (expected) expect(selected[i], `${text} must keep ${JSON.stringify(d)}`).toBe(true);
+            if (compiled.exact) expect(selected[i], `${text} (exact) on ${JSON.stringify(d)}`).toBe(expected);
+          });
+        }
+      }),
       { numRuns: 400 },
     );
   });
@@ -82,22 +76,17 @@ describe("Qdrant filter compiler against the reference evaluator", () => {
   });
 });
 
-if (qdrantSource() === null) {
-  describeSkipped("Qdrant filter compiler on a real Qdrant", QDRANT_SKIP);
-} else {
+onRealQdrant("Qdrant filter compiler on a real Qdrant", (server) => {
   const realRuns = Number(process.env.QDRANT_FILTER_RUNS ?? 60);
   describe("Qdrant filter compiler on a real Qdrant", () => {
-    let server: QdrantTestServer | null = null;
     const name = uniqueQdrantCollection("filters");
-    const client = () => createQdrantClient({ url: server!.url });
+    const client = () => createQdrantClient({ url: server().url });
     beforeAll(async () => {
-      server = await QdrantTestServer.fromEnv();
       // The production layout, payload indexes included: they decide how some conditions match.
       await prepareCollection(client(), name, 3);
     });
     afterAll(async () => {
-      if (server) await client().deleteCollection(name);
-      await server?.close();
+      await client().deleteCollection(name);
     });
 
     it(
@@ -106,46 +95,41 @@ if (qdrantSource() === null) {
         let run = 0;
         let partial = 0;
         await fc.assert(
-          fc.asyncProperty(
-            fc.array(doc, { minLength: 20, maxLength: 40 }),
-            fc.array(filterText, { minLength: 10, maxLength: 10 }),
-            async (docs, texts) => {
-              docs.forEach((d) => parseMetadata(d));
-              // Each run is a docstore collection of its own (the tenant key), in one Qdrant collection.
-              const tenant = `run${run++}`;
-              const kinds = ["document", "chunk"] as const;
-              const points: Schemas["PointStruct"][] = kinds.flatMap((kind) =>
-                docs.map((metadata, i) => ({
-                  id: pointId(tenant, `d${i}`, 1, kind === "document" ? "document" : 0),
-                  vector: {},
-                  payload: payloadOf(tenant, i, metadata, kind),
-                })),
-              );
-              await client().upsert(name, { wait: true, points });
-              for (const text of texts) {
-                const filter = parseFilter(text, NOW);
-                const compiled = compileFilter(filter);
-                for (const kind of kinds) {
-                  const scoped = scopeFilter(kind === "document" ? KIND.document : KIND.chunk, [tenant], compiled.condition);
-                  const byInterpreter = docs.flatMap((m, i) =>
-                    scoped !== null && matchesFilter(scoped, payloadOf(tenant, i, m, kind)) ? [`d${i}`] : [],
-                  );
-                  const byServer =
-                    scoped === null
-                      ? []
-                      : (await client().scroll(name, { filter: scoped, limit: 1000, with_payload: ["doc_id"] })).points.map((p) =>
-                          String(p.payload?.doc_id),
-                        );
-                  const detail = `${text} (${kind}) on ${JSON.stringify(docs)}`;
-                  expect(byServer.sort(), detail).toEqual(byInterpreter.sort());
-                  if (byServer.length > 0 && byServer.length < docs.length) partial++;
-                  const byEvaluator = docs.flatMap((m, i) => (evaluate(filter, m) ? [`d${i}`] : []));
-                  if (compiled.exact) expect(byServer, detail).toEqual(byEvaluator.sort());
-                  else expect(byServer, detail).toEqual(expect.arrayContaining(byEvaluator));
-                }
+          fc.asyncProperty(docBatch, tenFilters, async (docs, texts) => {
+            // Each run is a docstore collection of its own (the tenant key), in one Qdrant collection.
+            const tenant = `run${run++}`;
+            const kinds = ["document", "chunk"] as const;
+            const points: Schemas["PointStruct"][] = kinds.flatMap((kind) =>
+              docs.map((metadata, i) => ({
+                id: pointId(tenant, `d${i}`, 1, kind === "document" ? "document" : 0),
+                vector: {},
+                payload: payloadOf(tenant, i, metadata, kind),
+              })),
+            );
+            await client().upsert(name, { wait: true, points });
+            for (const text of texts) {
+              const filter = parseFilter(text, NOW);
+              const compiled = compileFilter(filter);
+              for (const kind of kinds) {
+                const scoped = scopeFilter(kind === "document" ? KIND.document : KIND.chunk, [tenant], compiled.condition);
+                const byInterpreter = docs.flatMap((m, i) =>
+                  scoped !== null && matchesFilter(scoped, payloadOf(tenant, i, m, kind)) ? [`d${i}`] : [],
+                );
+                const byServer =
+                  scoped === null
+                    ? []
+                    : (await client().scroll(name, { filter: scoped, limit: 1000, with_payload: ["doc_id"] })).points.map((p) =>
+                        String(p.payload?.doc_id),
+                      );
+                const detail = `${text} (${kind}) on ${JSON.stringify(docs)}`;
+                expect(byServer.sort(), detail).toEqual(byInterpreter.sort());
+                if (byServer.length > 0 && byServer.length < docs.length) partial++;
+                const byEvaluator = docs.flatMap((m, i) => (evaluate(filter, m) ? [`d${i}`] : []));
+                if (compiled.exact) expect(byServer, detail).toEqual(byEvaluator.sort());
+                else expect(byServer, detail).toEqual(expect.arrayContaining(byEvaluator));
               }
-            },
-          ),
+            }
+          }),
           { numRuns: realRuns },
         );
         // Guards the check: most filters keep some documents and drop others.
@@ -154,4 +138,4 @@ if (qdrantSource() === null) {
       Math.max(300_000, realRuns * 5_000),
     );
   });
-}
+});

@@ -26,14 +26,7 @@
 import type { Schemas } from "@qdrant/js-client-rest";
 import type { Metadata } from "../domain/metadata.ts";
 import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
-import {
-  compileBounds,
-  exactly as exactlyBounds,
-  loosely as looselyBounds,
-  negate as negateBounds,
-  type Bounds as SharedBounds,
-  type Connectives,
-} from "./bounds.ts";
+import { boundsOver, type Bounds as SharedBounds } from "./bounds.ts";
 import { evaluate } from "./evaluate.ts";
 import { knownFieldType } from "./values.ts";
 import { KEY, metadataKey, samePair } from "./qdrant-payload.ts";
@@ -70,13 +63,10 @@ export function not(q: Compiled): Compiled {
   return { must_not: [q] };
 }
 
-const OPS: Connectives<QdrantCondition> = { and, or, not };
-const exactly = (q: Compiled): Bounds => exactlyBounds(q);
-const loosely = (sup: Compiled, sub: Compiled = false): Bounds => looselyBounds(sup, sub);
-const negate = (b: Bounds): Bounds => negateBounds(b, OPS);
+const { exactly, loosely, negate, compile } = boundsOver<QdrantCondition>({ and, or, not });
 
 export function compileFilter(filter: Filter): CompiledFilter {
-  const b = compileBounds(filter, condition, OPS);
+  const b = compile(filter, condition);
   return { condition: b.sup, exact: b.exact };
 }
 

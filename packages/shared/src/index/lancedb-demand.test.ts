@@ -1,19 +1,10 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { tempDirs } from "../../test-support/temp-dirs.ts";
 import { SearchDemand } from "./lancedb-demand.ts";
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-const folder = () => {
-  const dir = mkdtempSync(path.join(tmpdir(), "docstore-demand-"));
-  dirs.push(dir);
-  return dir;
-};
+const folder = tempDirs("docstore-demand-");
 
 describe("SearchDemand", () => {
   it("tells a search in one instance to another on the same folder, for recentMs", async () => {

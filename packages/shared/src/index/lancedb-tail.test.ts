@@ -164,18 +164,23 @@ describe("a search beside a tail of rows waiting for maintenance", () => {
   });
 });
 
+/** A wait on the counts `counted` gives: above 10 rows waiting, polled every 20 ms, for up to 20 s. */
+function countedWait(counted: () => TailCount): TailWait {
+  return new TailWait(async () => counted(), {
+    aboveRows: 10,
+    whileAddingAbove: 10,
+    maxWaitMs: 20_000,
+    maxWaitRows: 1_000_000,
+    pollMs: 20,
+  });
+}
+
 describe("a wait for maintenance, by the index's counts", () => {
   it("goes on when a run leaves a long tail behind (rows written while it ran), until the run after it", async () => {
     // The counts LanceDB's index statistics give, in turn: 400 of 1,000 rows waiting; a run
     // folds in 300 of them (100 were written while it ran); the next run folds in the rest.
     let count: TailCount = { unindexed: 400, total: 1_000 };
-    const wait = new TailWait(async () => count, {
-      aboveRows: 10,
-      whileAddingAbove: 10,
-      maxWaitMs: 20_000,
-      maxWaitRows: 1_000_000,
-      pollMs: 20,
-    });
+    const wait = countedWait(() => count);
     let settled = false;
     const waiting = wait.settle().then(() => (settled = true));
     await sleep(200);
@@ -190,13 +195,7 @@ describe("a wait for maintenance, by the index's counts", () => {
 
   it("ends when a run leaves no more than aboveRows waiting", async () => {
     let count: TailCount = { unindexed: 400, total: 1_000 };
-    const wait = new TailWait(async () => count, {
-      aboveRows: 10,
-      whileAddingAbove: 10,
-      maxWaitMs: 20_000,
-      maxWaitRows: 1_000_000,
-      pollMs: 20,
-    });
+    const wait = countedWait(() => count);
     const waiting = timed(wait.settle());
     await sleep(200);
     count = { unindexed: 10, total: 1_000 };

@@ -9,9 +9,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseMetadata } from "../domain/metadata.ts";
 import { parseFilter } from "../filter/parse.ts";
-import { NOW, doc, filterText, referencePage } from "../../test-support/filter-arbitraries.ts";
+import { NOW, docBatch, filterText, indexAsRows, referencePage } from "../../test-support/filter-arbitraries.ts";
 import { LanceSearchIndex } from "./lancedb.ts";
 
 const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-order-"));
@@ -25,19 +24,12 @@ describe("LanceDB findDocuments agrees with the reference evaluator and ordering
     let run = 0;
     await fc.assert(
       fc.asyncProperty(
-        fc.array(doc, { minLength: 20, maxLength: 40 }),
+        docBatch,
         fc.array(fc.tuple(filterText, orderBy, fc.nat(5)), { minLength: 6, maxLength: 6 }),
         async (docs, cases) => {
-          docs.forEach((d) => parseMetadata(d));
           const index = new LanceSearchIndex({ dir: path.join(dir, `run${run++}`), dimensions: null, maintainEveryMs: 0 });
           try {
-            const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
-            await index.indexDocuments(
-              docs.map((metadata, i) => ({
-                doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` },
-                chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }],
-              })),
-            );
+            const ids = await indexAsRows(index, docs);
             for (const [base, terms, offset] of cases) {
               const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
               const filter = parseFilter(text, NOW);

@@ -217,13 +217,18 @@ describe("LanceSearchIndex", () => {
     expect(hits.map((h) => h.docId).sort()).toEqual(["d118", "d119"]);
   });
 
-  it("keeps a document's text once and gives it back whole", async () => {
-    const text = "alpha beta. gamma delta.  epsilon";
-    const chunks = [
+  /** A text its chunks do not cover: they overlap, and skip " delta.  " between them. */
+  const SPARSE = {
+    text: "alpha beta. gamma delta.  epsilon",
+    chunks: [
       { text: "alpha beta.", start: 0, end: 11 },
       { text: "beta. gamma", start: 6, end: 17 },
       { text: "epsilon", start: 26, end: 33 },
-    ];
+    ],
+  };
+
+  it("keeps a document's text once and gives it back whole", async () => {
+    const { text, chunks } = SPARSE;
     const rest = restOf(text, chunks);
     expect(JSON.parse(rest)).toEqual({ n: text.length, g: [[17, " delta.  "]] });
     expect(documentText(rest, chunks)).toBe(text);
@@ -241,12 +246,7 @@ describe("LanceSearchIndex", () => {
   });
 
   it("finds documents whole whether their head row holds all of them or not, in order", async () => {
-    const text = "alpha beta. gamma delta.  epsilon";
-    const chunks = [
-      { text: "alpha beta.", start: 0, end: 11 },
-      { text: "beta. gamma", start: 6, end: 17 },
-      { text: "epsilon", start: 26, end: 33 },
-    ];
+    const { text, chunks } = SPARSE;
     expect(completeText(restOf(text, chunks), chunks.slice(0, 1))).toBeNull();
     expect(completeText(restOf(text, chunks), chunks)).toBe(text);
     const index = make({ dir: tempDir() });

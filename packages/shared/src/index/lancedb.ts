@@ -1,17 +1,7 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
-import type {
-  DocumentChunks,
-  FindRequest,
-  IndexEntry,
-  IndexedDocument,
-  InventoryScope,
-  ScanRequest,
-  SearchHit,
-  SearchIndex,
-  SearchRequest,
-} from "../ports.ts";
+import type { FindRequest, IndexedDocument, InventoryScope, ScanRequest, SearchIndex, SearchRequest } from "../ports.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { storageError } from "../storage-errors.ts";
 import { indexDimensionMismatch } from "./lancedb-rows.ts";
@@ -223,7 +213,9 @@ export class LanceSearchIndex implements SearchIndex {
     return hiddenBy(this.#tombstones.pending());
   }
 
-  async search(request: SearchRequest): Promise<SearchHit[]> {
+  // The reads are lancedb-read.ts's, which declares what they return; here they leave out what
+  // tombstones hide, and hold the table's connection while they run.
+  async search(request: SearchRequest) {
     const { vectorSize } = await this.#connection.opened;
     return this.#demand.during(async () => {
       await this.#tail.settle();
@@ -232,22 +224,22 @@ export class LanceSearchIndex implements SearchIndex {
     });
   }
 
-  async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
+  async findDocuments(request: FindRequest) {
     const hidden = this.#hidden();
     return this.#demand.during(() => this.#with((table) => findHeads(table, request, hidden)));
   }
 
-  async *scanDocuments(request: ScanRequest): AsyncGenerator<IndexedDocument[]> {
+  async *scanDocuments(request: ScanRequest) {
     const hidden = this.#hidden();
     yield* this.#withEach((table) => scanHeads(table, request, hidden));
   }
 
-  async documentChunks(collection: string, docId: string): Promise<DocumentChunks | null> {
+  async documentChunks(collection: string, docId: string) {
     if (this.#hidden()?.has(collection, docId)) return null;
     return this.#with((table) => readChunks(table, collection, docId));
   }
 
-  async *inventory(scope: InventoryScope, batch: number): AsyncGenerator<IndexEntry[]> {
+  async *inventory(scope: InventoryScope, batch: number) {
     const hidden = this.#hidden();
     for await (const entries of this.#withEach((table) => inventoryOf(table, scope, batch))) {
       const shown = hidden ? entries.filter((e) => !hidden.has(e.collection, e.docId)) : entries;

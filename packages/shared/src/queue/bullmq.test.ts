@@ -1,16 +1,14 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { Queue, Worker } from "bullmq";
+import { Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { BullQueue } from "./bullmq.ts";
-import { createLogger } from "../logger.ts";
 import { UnavailableError } from "../errors.ts";
-import { deleteRedisKeys, freePort, RedisServer, testRedisPrefix } from "../../test-support/redis-server.ts";
+import { freePort, RedisServer, testRedisPrefix } from "../../test-support/redis-server.ts";
+import { bullQueueFixture } from "../../test-support/bull-queue.ts";
 import type { IngestJob } from "../domain/jobs.ts";
 import type { ClaimedJob } from "../ports.ts";
 
 const REDIS_URL = process.env.REDIS_URL ?? "redis://127.0.0.1:6379";
-const logger = createLogger("silent");
 const undo: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   for (let next = undo.pop(); next; next = undo.pop()) await next();
@@ -21,16 +19,8 @@ function fixture(
   prefix = testRedisPrefix(),
   sizes: { concurrency: number; batchSize?: number } = { concurrency: 4 },
 ) {
-  const queue = new BullQueue({ redisUrl, prefix, ...sizes, logger });
-  // The test's own look at the queue, as an operator would take it.
-  const connection = new Redis(redisUrl, { maxRetriesPerRequest: null });
-  const raw = new Queue("ingest", { connection, prefix });
-  undo.push(async () => {
-    await queue.close();
-    await raw.close();
-    connection.disconnect();
-    await deleteRedisKeys(redisUrl, `${prefix}:*`);
-  });
+  const { queue, raw, close } = bullQueueFixture(redisUrl, prefix, sizes);
+  undo.push(close);
   return { queue, raw, prefix };
 }
 

@@ -126,7 +126,7 @@ describe("reciprocalRankFusion", () => {
     expect(fused[1]!.score).toBeCloseTo(1 / 61, 12);
     expect(fused[2]!.score).toBeCloseTo(1 / 61, 12);
     // Three times the weight: both items of the heavier list rank before the lighter list's first.
-    expect(
+    const weighted = (weights: number[]) =>
       ids(
         reciprocalRankFusion(
           [
@@ -135,23 +135,11 @@ describe("reciprocalRankFusion", () => {
           ],
           id,
           60,
-          [1, 3],
+          weights,
         ),
-      ),
-    ).toEqual(["y", "z", "a", "b"]);
-    expect(
-      ids(
-        reciprocalRankFusion(
-          [
-            ["a", "b"],
-            ["y", "z"],
-          ],
-          id,
-          60,
-          [3, 1],
-        ),
-      ),
-    ).toEqual(["a", "b", "y", "z"]);
+      );
+    expect(weighted([1, 3])).toEqual(["y", "z", "a", "b"]);
+    expect(weighted([3, 1])).toEqual(["a", "b", "y", "z"]);
   });
 
   it("with weights of 1 ranks and scores as without weights", () => {

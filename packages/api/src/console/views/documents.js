@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { bytes, h, instant, problemOrRethrow, problemView, statusBadge, warningsView } from "../dom.js";
+import { bytes, h, instant, labelled, problemOrRethrow, problemView, statusBadge, warningsView } from "../dom.js";
 import { collectionHref } from "./collections.js";
 
 const PAGE = 50;
@@ -38,10 +38,8 @@ export async function documentsView(main, collection, params) {
   const form = h(
     "form",
     { class: "bar", id: "documents-filter" },
-    h("label", { for: "filter" }, "Filter"),
-    filterInput,
-    h("label", { for: "status" }, "Status"),
-    statusSelect,
+    labelled("Filter", filterInput),
+    labelled("Status", statusSelect),
     h("button", { type: "submit" }, "Apply"),
   );
   form.addEventListener("submit", (event) => {

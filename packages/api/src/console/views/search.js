@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { citation, h, problemOrRethrow, shown, warningsView } from "../dom.js";
+import { citation, h, labelled, problemOrRethrow, shown, warningsView } from "../dom.js";
 import { highlighted, queryTerms } from "../highlight.js";
 import { collectionHref } from "./collections.js";
 import { documentHref } from "./documents.js";
@@ -50,14 +50,10 @@ export async function searchView(main, params) {
   const form = h(
     "form",
     { class: "stack", id: "search-form" },
-    h("label", { for: "query" }, "Query"),
-    queryInput,
-    h("label", { for: "k" }, "Results (k)"),
-    kInput,
-    h("label", { for: "collections" }, "Collections (none selected: all)"),
-    select,
-    h("label", { for: "search-filter" }, "Filter"),
-    filterInput,
+    labelled("Query", queryInput),
+    labelled("Results (k)", kInput),
+    labelled("Collections (none selected: all)", select),
+    labelled("Filter", filterInput),
     h("button", { type: "submit" }, "Search"),
   );
   form.addEventListener("submit", (event) => {

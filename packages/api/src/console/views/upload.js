@@ -1,6 +1,6 @@
 // @ts-check
 import { call } from "../api.js";
-import { h, problemOrRethrow, statusBadge } from "../dom.js";
+import { h, labelled, problemOrRethrow, statusBadge } from "../dom.js";
 import { collectionHref } from "./collections.js";
 import { documentHref } from "./documents.js";
 
@@ -41,19 +41,15 @@ export async function uploadView(main, params) {
   const form = h(
     "form",
     { class: "stack", id: "upload-form" },
-    h("label", { for: "upload-collection" }, "Collection"),
-    collectionInput,
+    labelled("Collection", collectionInput),
     h(
       "datalist",
       { id: "known-collections" },
       collections.map((c) => h("option", { value: c.name })),
     ),
-    h("label", { for: "upload-file" }, "File"),
-    fileInput,
-    h("label", { for: "upload-metadata" }, "Metadata (a JSON object)"),
-    metadataInput,
-    h("label", { for: "upload-doc-id" }, "Document id"),
-    docIdInput,
+    labelled("File", fileInput),
+    labelled("Metadata (a JSON object)", metadataInput),
+    labelled("Document id", docIdInput),
     h("label", { class: "inline" }, waitInput, " Wait until it is indexed"),
     button,
   );

@@ -7,7 +7,7 @@
 import { Blocks, OOXML_TABLE } from "./blocks.ts";
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
-import { attr, decodeXml, mainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
+import { attr, decodeXml, readMainPart, scanXml, targetOfType } from "./xml.ts";
 import { readZip } from "./zip.ts";
 
 interface Style {
@@ -17,17 +17,11 @@ interface Style {
 }
 
 export function extractDocx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(
-    readZip(bytes, limits, (name) => name === "_rels/.rels"),
-    "word/document.xml",
-  );
-  const parts = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
-  const document = parts.get(main);
-  if (!document) throw new ExtractionError(`corrupt or truncated file: no ${main} in the DOCX`);
-  const stylesPart = targetOfType(relationships(parts, main), "styles");
+  const document = readMainPart(bytes, limits, "word/document.xml", "DOCX");
+  const stylesPart = targetOfType(document.rels, "styles");
   const stylesXml = stylesPart ? readZip(bytes, limits, (name) => name === stylesPart).get(stylesPart) : undefined;
   const styles = stylesXml ? readStyles(decodeXml(stylesXml)) : new Map<string, Style>();
-  const text = bodyText(decodeXml(document), styles);
+  const text = bodyText(document.xml, styles);
   if (!text) throw new ExtractionError("no extractable text");
   return joinSections([{ text, at: {} }]);
 }

@@ -7,18 +7,12 @@
 import { Blocks, OOXML_TABLE } from "./blocks.ts";
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
-import { type Relationship, attr, decodeXml, mainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
+import { type Relationship, attr, decodeXml, readMainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
 import { readZip } from "./zip.ts";
 
 export function extractPptx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(
-    readZip(bytes, limits, (name) => name === "_rels/.rels"),
-    "ppt/presentation.xml",
-  );
-  const head = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
-  const presentation = head.get(main);
-  if (!presentation) throw new ExtractionError(`corrupt or truncated file: no ${main} in the PPTX`);
-  let slides = slideOrder(decodeXml(presentation), relationships(head, main));
+  const presentation = readMainPart(bytes, limits, "ppt/presentation.xml", "PPTX");
+  let slides = slideOrder(presentation.xml, presentation.rels);
   if (slides.length === 0) slides = slidesByNumber(bytes, limits);
   const slideSet = new Set(slides.flatMap((slide) => [slide, relsPartOf(slide)]));
   const files = readZip(bytes, limits, (name) => slideSet.has(name));

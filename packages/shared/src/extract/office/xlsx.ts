@@ -7,7 +7,7 @@
  */
 import { type ExtractionLimits, DEFAULT_LIMITS, type Extracted, joinSections } from "../types.ts";
 import { ExtractionError } from "../../errors.ts";
-import { type Relationship, attr, decodeXml, mainPart, relationships, relsPartOf, scanXml, targetOfType } from "./xml.ts";
+import { type Relationship, attr, decodeXml, readMainPart, scanXml, targetOfType } from "./xml.ts";
 import { type DateKind, dateStyles, formatNumber } from "./xlsx-values.ts";
 import { readZip } from "./zip.ts";
 
@@ -17,15 +17,8 @@ interface Sheet {
 }
 
 export function extractXlsx(bytes: Uint8Array, limits: ExtractionLimits = DEFAULT_LIMITS): Extracted {
-  const main = mainPart(
-    readZip(bytes, limits, (name) => name === "_rels/.rels"),
-    "xl/workbook.xml",
-  );
-  const head = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
-  const workbook = head.get(main);
-  if (!workbook) throw new ExtractionError(`corrupt or truncated file: no ${main} in the XLSX`);
-  const rels = relationships(head, main);
-  const { sheets, date1904 } = readWorkbook(decodeXml(workbook), rels);
+  const { xml, rels } = readMainPart(bytes, limits, "xl/workbook.xml", "XLSX");
+  const { sheets, date1904 } = readWorkbook(xml, rels);
   const sharedPart = targetOfType(rels, "sharedStrings");
   const stylesPart = targetOfType(rels, "styles");
   const wanted = new Set([...sheets.map((sheet) => sheet.part), sharedPart, stylesPart]);

@@ -8,6 +8,8 @@
  * other prefixes, and the local names used here do not clash within one part.
  */
 import { ExtractionError } from "../../errors.ts";
+import type { ExtractionLimits } from "../types.ts";
+import { readZip } from "./zip.ts";
 
 export interface XmlHandler {
   open?(name: string, attrs: string, selfClosing: boolean): void;
@@ -150,6 +152,26 @@ export function mainPart(files: Map<string, Uint8Array>, fallback: string): stri
     if (rel.type.endsWith("/officeDocument") && !rel.external) return rel.target;
   }
   return fallback;
+}
+
+/**
+ * The main part of the package in `bytes` (see mainPart), as text, with its relationships;
+ * an ExtractionError naming the part and `kind` (DOCX, PPTX, XLSX) when the part is missing.
+ */
+export function readMainPart(
+  bytes: Uint8Array,
+  limits: ExtractionLimits,
+  fallback: string,
+  kind: string,
+): { xml: string; rels: Map<string, Relationship> } {
+  const main = mainPart(
+    readZip(bytes, limits, (name) => name === "_rels/.rels"),
+    fallback,
+  );
+  const head = readZip(bytes, limits, (name) => name === main || name === relsPartOf(main));
+  const part = head.get(main);
+  if (!part) throw new ExtractionError(`corrupt or truncated file: no ${main} in the ${kind}`);
+  return { xml: decodeXml(part), rels: relationships(head, main) };
 }
 
 /** The first internal target of a relationship whose type ends with `/${type}`. */

@@ -3,37 +3,21 @@
  * QDRANT_BIN (test-support/qdrant-server.ts). With neither, the suite says so (one skipped
  * test whose title gives the reason), never a silent pass.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { DimensionMismatchError } from "../../errors.ts";
 import { parseFilter } from "../../filter/parse.ts";
 import { describeIndexContract } from "../../../test-support/index-contract.ts";
 import { describeIndexModel, reopening } from "../../../test-support/index-model.ts";
-import {
-  describeSkipped,
-  QDRANT_SKIP,
-  QdrantTestServer,
-  qdrantSource,
-  uniqueQdrantCollection,
-} from "../../../test-support/qdrant-server.ts";
+import { onRealQdrant, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient } from "./client.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
 
 const SUITE = "Qdrant (real server)";
 
-if (qdrantSource() === null) {
-  describeSkipped(`SearchIndex contract: ${SUITE}`, QDRANT_SKIP);
-} else {
-  let server: QdrantTestServer | null = null;
-  beforeAll(async () => {
-    server = await QdrantTestServer.fromEnv();
-  });
-  afterAll(async () => {
-    await server?.close();
-  });
-
+onRealQdrant(`SearchIndex contract: ${SUITE}`, (server) => {
   describeIndexContract(SUITE, async (options) => {
     // One Qdrant collection per test, so tests never see each other's points or statistics.
-    const url = server!.url;
+    const url = server().url;
     const collectionName = uniqueQdrantCollection("contract");
     const index = new QdrantSearchIndex({ url, dimensions: 3, collectionName, fusion: options?.fusion });
     return {
@@ -50,7 +34,7 @@ if (qdrantSource() === null) {
   describeIndexModel(
     SUITE,
     async () => {
-      const url = server!.url;
+      const url = server().url;
       const collectionName = uniqueQdrantCollection("model");
       return reopening(() => new QdrantSearchIndex({ url, dimensions: null, shards: 2, collectionName }), {
         cleanup: () => createQdrantClient({ url }).deleteCollection(collectionName),
@@ -66,7 +50,7 @@ if (qdrantSource() === null) {
     });
 
     it("stores no dense vector without an embedder, and places the collection in QDRANT_SHARDS shards", async () => {
-      const url = server!.url;
+      const url = server().url;
       const collectionName = uniqueQdrantCollection("layout");
       const index = new QdrantSearchIndex({ url, dimensions: null, shards: 3, collectionName });
       try {
@@ -89,4 +73,4 @@ if (qdrantSource() === null) {
       }
     });
   });
-}
+});

@@ -7,9 +7,8 @@
  */
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseMetadata } from "../../domain/metadata.ts";
 import { parseFilter } from "../../filter/parse.ts";
-import { NOW, doc, filterText, referencePage } from "../../../test-support/filter-arbitraries.ts";
+import { NOW, docBatch, filterText, indexAsRows, referencePage } from "../../../test-support/filter-arbitraries.ts";
 import { FakeQdrant } from "../../../test-support/qdrant-fake.ts";
 import { deleteQdrantCollection, QdrantTestServer, qdrantSource, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient, type QdrantApi } from "./client.ts";
@@ -25,21 +24,14 @@ function agrees(client: (name: string) => { api: QdrantApi; cleanup(): Promise<v
   return async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(doc, { minLength: 20, maxLength: 40 }),
+        docBatch,
         fc.array(fc.tuple(fc.oneof(loose, filterText), orderBy, fc.nat(6), fc.integer({ min: 1, max: 5 })), { minLength: 6, maxLength: 6 }),
         async (docs, cases) => {
-          docs.forEach((d) => parseMetadata(d));
           const name = uniqueQdrantCollection("order");
           const { api, cleanup } = client(name);
           const index = new QdrantSearchIndex({ client: api, dimensions: null, collectionName: name });
           try {
-            const ids = docs.map((_, i) => `d${String(i).padStart(3, "0")}`);
-            await index.indexDocuments(
-              docs.map((metadata, i) => ({
-                doc: { collection: "c", docId: ids[i]!, version: 1, metadata, text: `row ${i}` },
-                chunks: [{ index: 0, text: `row ${i}`, start: 0, end: `row ${i}`.length }],
-              })),
-            );
+            const ids = await indexAsRows(index, docs);
             for (const [base, terms, offset, limit] of cases) {
               const text = [base.replace(/\^EQ$/, ""), ...terms].filter(Boolean).join("^");
               const filter = parseFilter(text, NOW);

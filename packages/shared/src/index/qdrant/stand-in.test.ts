@@ -4,16 +4,10 @@
  * both (scores to 4 decimals; results with equal scores are avoided, as Qdrant's order among
  * them is its own). The filters are compared by filter/qdrant.property.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { FakeQdrant } from "../../../test-support/qdrant-fake.ts";
-import {
-  describeSkipped,
-  QDRANT_SKIP,
-  QdrantTestServer,
-  qdrantSource,
-  uniqueQdrantCollection,
-} from "../../../test-support/qdrant-server.ts";
+import { onRealQdrant, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient, statusOf, type QdrantApi } from "./client.ts";
 import { prepareCollection } from "./setup.ts";
 import { versionPoints } from "./points.ts";
@@ -135,24 +129,17 @@ async function observe(client: QdrantApi, name: string): Promise<Observation[]> 
   return seen;
 }
 
-if (qdrantSource() === null) {
-  describeSkipped("Qdrant stand-in against a real Qdrant", QDRANT_SKIP);
-} else {
+onRealQdrant("Qdrant stand-in against a real Qdrant", (server) => {
   describe("Qdrant stand-in against a real Qdrant", () => {
-    let server: QdrantTestServer | null = null;
     const name = uniqueQdrantCollection("stand_in");
-    beforeAll(async () => {
-      server = await QdrantTestServer.fromEnv();
-    });
     afterAll(async () => {
-      if (server) await createQdrantClient({ url: server.url }).deleteCollection(name);
-      await server?.close();
+      await createQdrantClient({ url: server().url }).deleteCollection(name);
     });
 
     it("answers the adapter's requests as Qdrant does", async () => {
-      const real = await observe(createQdrantClient({ url: server!.url }), name);
+      const real = await observe(createQdrantClient({ url: server().url }), name);
       const fake = await observe(new FakeQdrant(), name);
       expect(fake).toEqual(real);
     });
   });
-}
+});
