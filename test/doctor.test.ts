@@ -12,8 +12,8 @@ import { connect } from "@lancedb/lancedb";
 import { Queue } from "bullmq";
 import { Redis } from "ioredis";
 import { indexAudit, indexRows } from "@docstore/shared/testing";
-import { S3BlobStore } from "@docstore/shared/blob/s3";
 import { runCli } from "./cli-run.ts";
+import { blobFilesDir, serviceS3 } from "./service-blobs.ts";
 import { removeDir, startService, uniqueName, until, type Mode, type Service } from "./harness.ts";
 
 const ADMIN = "doctor-admin-token-0123456789";
@@ -57,14 +57,7 @@ function rows(svc: Service, collection: string): Map<string, Row> {
 /** The raw-copy store as the service has it: files and small blobs in DATA_DIR, or the S3 server. */
 function blobStore(svc: Service) {
   if (svc.env.BLOB_STORE === "s3") {
-    const s3 = new S3BlobStore({
-      endpoint: svc.env.S3_ENDPOINT,
-      region: svc.env.S3_REGION!,
-      bucket: svc.env.S3_BUCKET,
-      accessKeyId: svc.env.S3_ACCESS_KEY_ID,
-      secretAccessKey: svc.env.S3_SECRET_ACCESS_KEY,
-      forcePathStyle: true,
-    });
+    const s3 = serviceS3(svc);
     return {
       put: (key: string, data: string) => s3.put(key, Buffer.from(data)),
       delete: (key: string) => s3.delete(key),
@@ -76,7 +69,7 @@ function blobStore(svc: Service) {
       close: () => s3.close(),
     };
   }
-  const file = (key: string) => path.join(svc.dataDir, "blobs", "files", ...key.split("/"));
+  const file = (key: string) => path.join(blobFilesDir(svc), ...key.split("/"));
   return {
     put: async (key: string, data: string) => {
       mkdirSync(path.dirname(file(key)), { recursive: true });
