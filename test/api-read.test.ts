@@ -190,7 +190,7 @@ describe.each(apiModes())("$name mode", ({ mode, env, index }) => {
       const clean = await search("status=open^owner=ann");
       expect(clean.body.results).toHaveLength(1);
       expect(clean.body).not.toHaveProperty("warnings");
-      // A doubled ^ and an & are part of the value (FILTERS.md): the answer is empty, and says why.
+      // A doubled ^ and an & are part of the value (docs/filters.md): the answer is empty, and says why.
       for (const [filter, sep] of [
         ["status=open^^owner=ann", "^"],
         ["status=open&owner=ann", "&"],
