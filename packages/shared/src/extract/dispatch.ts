@@ -16,30 +16,30 @@ import { extractPptx } from "./office/pptx.ts";
 import { extractOdt } from "./office/odt.ts";
 import { joinSections, type Extracted, type ExtractionLimits } from "./types.ts";
 
-/** `limits` bound what ZIP-based formats (DOCX, XLSX, PPTX, ODT) may unpack. */
-export async function extract(bytes: Uint8Array, type: string, limits: ExtractionLimits): Promise<Extracted> {
-  switch (type) {
-    case "application/rtf":
-      return extractRtf(bytes);
-    case "message/rfc822":
-      return extractEml(bytes);
-    case "application/pdf":
-      return extractPdf(bytes);
-    case "application/vnd.openxmlformats-officedocument.wordprocessingml.document":
-      return extractDocx(bytes, limits);
-    case "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
-      return extractXlsx(bytes, limits);
-    case "application/vnd.openxmlformats-officedocument.presentationml.presentation":
-      return extractPptx(bytes, limits);
-    case "application/vnd.oasis.opendocument.text":
-      return extractOdt(bytes, limits);
-    default:
-      if (isSupportedType(type)) return fromText(bytes, type);
-      throw new ExtractionError(`no extractor for ${type}`);
-  }
-}
+type Extractor = (bytes: Uint8Array, limits: ExtractionLimits, type: SupportedType) => Extracted | Promise<Extracted>;
 
 /** The text formats (text.ts), as one section. */
-function fromText(bytes: Uint8Array, type: SupportedType): Extracted {
-  return joinSections([{ text: extractText(bytes, type), at: {} }]);
+const fromText: Extractor = (bytes, _limits, type) => joinSections([{ text: extractText(bytes, type), at: {} }]);
+
+/** One extractor per supported type: a type added to SUPPORTED_TYPES without one does not compile. */
+const EXTRACTORS: Record<SupportedType, Extractor> = {
+  "text/plain": fromText,
+  "text/markdown": fromText,
+  "text/html": fromText,
+  "application/json": fromText,
+  "application/x-ndjson": fromText,
+  "text/csv": fromText,
+  "application/pdf": (bytes) => extractPdf(bytes),
+  "application/rtf": extractRtf,
+  "message/rfc822": extractEml,
+  "application/vnd.openxmlformats-officedocument.wordprocessingml.document": extractDocx,
+  "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": extractXlsx,
+  "application/vnd.openxmlformats-officedocument.presentationml.presentation": extractPptx,
+  "application/vnd.oasis.opendocument.text": extractOdt,
+};
+
+/** `limits` bound what ZIP-based formats (DOCX, XLSX, PPTX, ODT) may unpack. */
+export async function extract(bytes: Uint8Array, type: string, limits: ExtractionLimits): Promise<Extracted> {
+  if (!isSupportedType(type)) throw new ExtractionError(`no extractor for ${type}`);
+  return EXTRACTORS[type](bytes, limits, type);
 }
