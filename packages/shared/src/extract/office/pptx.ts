@@ -71,6 +71,9 @@ function shapesText(xml: string, notesPage: boolean): string {
   let shape: "title" | "body" | "ignored" = "body";
   let inText = false;
   let tableDepth = 0;
+  // Asked on open and on close alike, so every paragraph started is ended. A title's paragraphs
+  // make one heading line: its txBody is an outer paragraph holding them.
+  const isParagraph = (name: string) => (name === "p" ? shape !== "ignored" : shape === "title" && tableDepth === 0);
   scanXml(xml, {
     open(name, attrs) {
       if (name === "Fallback") skip++;
@@ -88,11 +91,8 @@ function shapesText(xml: string, notesPage: boolean): string {
           break;
         }
         case "txBody":
-          // A title's paragraphs make one heading line: an outer paragraph holds them.
-          if (shape === "title" && tableDepth === 0) blocks.startParagraph();
-          break;
         case "p":
-          if (shape !== "ignored") blocks.startParagraph();
+          if (isParagraph(name)) blocks.startParagraph();
           break;
         case "t":
           inText = true;
@@ -109,10 +109,8 @@ function shapesText(xml: string, notesPage: boolean): string {
       if (skip > 0) return;
       switch (name) {
         case "txBody":
-          if (shape === "title" && tableDepth === 0) blocks.endParagraph({ heading: 1 });
-          break;
         case "p":
-          if (shape !== "ignored") blocks.endParagraph();
+          if (isParagraph(name)) blocks.endParagraph(name === "txBody" ? { heading: 1 } : {});
           break;
         case "t":
           inText = false;
