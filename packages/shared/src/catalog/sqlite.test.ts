@@ -1,7 +1,5 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import Database from "better-sqlite3";
 import fc from "fast-check";
 import { CATALOG_SCHEMA, openDatabase, type Db } from "../sqlite/db.ts";
@@ -12,24 +10,18 @@ import { FIRST_CATALOG_SQL, LAST_UNVERSIONED_BLOBS_SQL } from "../../test-suppor
 import { newestVersion } from "../sqlite/migrate.ts";
 import { ConfigError } from "../errors.ts";
 import { FsBlobStore } from "../blob/fs.ts";
+import { tempDirs } from "../../test-support/temp-dirs.ts";
+
+const tempDir = tempDirs("docstore-catalog-");
+/** A catalog file in a new folder, removed after the test. */
+const catalogFile = () => path.join(tempDir(), "catalog.sqlite");
 
 describeCatalogContract("SqliteCatalog", async () => {
-  const dir = await mkdtemp(path.join(tmpdir(), "docstore-catalog-"));
-  const catalog = new SqliteCatalog(openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA));
-  return {
-    catalog,
-    async cleanup() {
-      await catalog.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
+  const catalog = new SqliteCatalog(openDatabase(catalogFile(), CATALOG_SCHEMA));
+  return { catalog, cleanup: () => catalog.close() };
 });
 
 describe("SqliteCatalog's counts per collection", () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-counts-"))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
-
   /** What the counts must be: an aggregate over every document. */
   const counted = (db: Db) =>
     db
@@ -41,7 +33,7 @@ describe("SqliteCatalog's counts per collection", () => {
       .all();
 
   it("agree with the documents after any sequence of accepts, marks, rollbacks and deletes", async () => {
-    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const db = openDatabase(catalogFile(), CATALOG_SCHEMA);
     const catalog = new SqliteCatalog(db);
     const op = fc.tuple(fc.integer({ min: 0, max: 6 }), fc.constantFrom("a", "b"), fc.integer({ min: 0, max: 5 }));
     await fc.assert(
@@ -67,7 +59,7 @@ describe("SqliteCatalog's counts per collection", () => {
   });
 
   it("are filled in for a catalog made before they were kept", async () => {
-    const file = path.join(dir, "catalog.sqlite");
+    const file = catalogFile();
     const before = new SqliteCatalog(openDatabase(file, CATALOG_SCHEMA));
     for (const docId of ["x", "y", "z"]) await before.accept(newDocument("old", docId));
     await before.markFailed("old", "z", 1, "broken");
@@ -89,12 +81,8 @@ describe("SqliteCatalog's counts per collection", () => {
 });
 
 describe("SqliteCatalog's accepts in one transaction", () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-accepts-"))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
-
   it("record every collection and metadata key, again after a rollback of the same transaction dropped them", async () => {
-    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const db = openDatabase(catalogFile(), CATALOG_SCHEMA);
     const commit = new GroupCommit(db);
     const catalog = new SqliteCatalog(db, commit);
     const x = newDocument("c", "x", { metadata: { a: 1 } });
@@ -128,8 +116,7 @@ describe("SqliteCatalog's accepts in one transaction", () => {
 
 describe("SqliteCatalog's pending documents", () => {
   it("are found through a partial index of pending rows, not by reading every document", async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), "docstore-pending-"));
-    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const db = openDatabase(catalogFile(), CATALOG_SCHEMA);
     try {
       const catalog = new SqliteCatalog(db);
       for (let i = 0; i < 50; i++) await catalog.accept(newDocument("c", `d${i}`));
@@ -148,18 +135,13 @@ describe("SqliteCatalog's pending documents", () => {
       expect((await catalog.listPending("9999", 100, null)).items).toHaveLength(50);
     } finally {
       db.close();
-      await rm(dir, { recursive: true, force: true });
     }
   });
 });
 
 describe("SqliteCatalog's queue claims", () => {
-  let dir: string;
-  beforeEach(async () => (dir = await mkdtemp(path.join(tmpdir(), "docstore-claims-"))));
-  afterEach(() => rm(dir, { recursive: true, force: true }));
-
   it("take queued documents in order, up to a count and a total size; a larger one alone", async () => {
-    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const db = openDatabase(catalogFile(), CATALOG_SCHEMA);
     const catalog = new SqliteCatalog(db);
     try {
       for (const [i, size] of [10, 20, 30, 40, 5, 5, 5].entries()) await catalog.accept(newDocument("c", `d${i}`, { size }));
@@ -178,7 +160,7 @@ describe("SqliteCatalog's queue claims", () => {
   });
 
   it("wait for another connection's write lock without holding up the event loop, then take the rows", async () => {
-    const file = path.join(dir, "catalog.sqlite");
+    const file = catalogFile();
     const catalog = new SqliteCatalog(openDatabase(file, CATALOG_SCHEMA));
     const other = openDatabase(file, CATALOG_SCHEMA);
     try {
@@ -202,7 +184,7 @@ describe("SqliteCatalog's queue claims", () => {
   });
 
   it("read the queue through its partial index, not every document", async () => {
-    const db = openDatabase(path.join(dir, "catalog.sqlite"), CATALOG_SCHEMA);
+    const db = openDatabase(catalogFile(), CATALOG_SCHEMA);
     const catalog = new SqliteCatalog(db);
     try {
       // Enough rows that SQLite's statistics favour the indexes (on a few dozen it scans).
@@ -223,13 +205,10 @@ describe("SqliteCatalog's queue claims", () => {
 });
 
 describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
-  let dir: string;
   let file: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "docstore-old-catalog-"));
-    file = path.join(dir, "catalog.sqlite");
+  beforeEach(() => {
+    file = catalogFile();
   });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
 
   /** Rows as the old code inserted them: a queued, a ready and a failed document in "old", one in "other". */
   function fillOld(db: Db): void {
@@ -291,7 +270,7 @@ describe("SqliteCatalog opening a catalog an older docstore wrote", () => {
       ["other", 1],
     ]);
     expect([...(await catalog.metadataFields(["other"]))]).toEqual(["kind"]);
-    const blobs = new FsBlobStore(path.join(dir, "blobs"), { shared: { db, commit: new GroupCommit(db) } });
+    const blobs = new FsBlobStore(path.join(path.dirname(file), "blobs"), { shared: { db, commit: new GroupCommit(db) } });
     expect(Buffer.from(await blobs.get("old/q/1")).toString()).toBe("hello");
     await catalog.close();
   });

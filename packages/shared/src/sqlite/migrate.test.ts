@@ -1,12 +1,11 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { Worker } from "node:worker_threads";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { ConfigError } from "../errors.ts";
 import { openDatabase, type Db } from "./db.ts";
 import type { Schema } from "./migrate.ts";
+import { tempDirs } from "../../test-support/temp-dirs.ts";
 
 /** Three steps, each leaving its number in `log`: what ran, in which order. */
 const STEPS = [
@@ -26,13 +25,11 @@ const log = (db: Db) =>
     .map((r) => r.step);
 
 describe("openDatabase's migrations", () => {
-  let dir: string;
+  const tempDir = tempDirs("docstore-migrate-");
   let file: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(tmpdir(), "docstore-migrate-"));
-    file = path.join(dir, "test.sqlite");
+  beforeEach(() => {
+    file = path.join(tempDir(), "test.sqlite");
   });
-  afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it("runs every step on a new file, and none on a file up to date", () => {
     const db = openDatabase(file, schema(3));
