@@ -159,27 +159,22 @@ describe("extractText: JSON and NDJSON", () => {
 });
 
 describe("extractText: CSV and TSV", () => {
-  it("renders each row with its headers", () => {
-    const csv = 'number,short_description,priority\r\nINC001,"Printer jams, again",2\r\nINC002,Email down,1\r\n';
-    expect(extractText(utf8(csv), "text/csv")).toBe(
+  it.each([
+    [
+      "renders each row with its headers",
+      'number,short_description,priority\r\nINC001,"Printer jams, again",2\r\nINC002,Email down,1\r\n',
       "number: INC001, short_description: Printer jams, again, priority: 2\nnumber: INC002, short_description: Email down, priority: 1",
-    );
-  });
-
-  it("detects tab and semicolon delimiters", () => {
-    expect(extractText(utf8("a\tb\n1\t2,5\n"), "text/csv")).toBe("a: 1, b: 2,5");
-    expect(extractText(utf8("name;price\ncafé;3,50\n"), "text/csv")).toBe("name: café, price: 3,50");
-  });
-
-  it("skips empty cells and blank lines, names unnamed columns, flattens multi-line cells", () => {
-    const csv = 'id,,note\n1,x,"line one\nline two"\n\n2,,\n3,y,z,extra\n';
-    expect(extractText(utf8(csv), "text/csv")).toBe(
+    ],
+    ["detects a tab delimiter", "a\tb\n1\t2,5\n", "a: 1, b: 2,5"],
+    ["detects a semicolon delimiter", "name;price\ncafé;3,50\n", "name: café, price: 3,50"],
+    [
+      "skips empty cells and blank lines, names unnamed columns, flattens multi-line cells",
+      'id,,note\n1,x,"line one\nline two"\n\n2,,\n3,y,z,extra\n',
       "id: 1, column 2: x, note: line one line two\nid: 2\nid: 3, column 2: y, note: z, column 4: extra",
-    );
-  });
-
-  it("renders a lone row as its cells", () => {
-    expect(extractText(utf8("alpha,beta\n"), "text/csv")).toBe("alpha, beta");
+    ],
+    ["renders a lone row as its cells", "alpha,beta\n", "alpha, beta"],
+  ])("%s", (_case, csv, rendered) => {
+    expect(extractText(utf8(csv), "text/csv")).toBe(rendered);
   });
 
   it("fails malformed CSV as the document's fault", () => {
