@@ -4,20 +4,20 @@ import type { ErrorRequestHandler, Request, RequestHandler } from "express";
 import { AppError, isSqliteBusy, RateLimitedError, type ErrorKind, type Logger } from "@docstore/shared";
 import { audit } from "./audit.ts";
 
-/** The one mapping from what went wrong to an HTTP status. */
-const STATUS: Record<ErrorKind, { status: number; title: string }> = {
-  invalid: { status: 400, title: "Bad Request" },
-  unauthenticated: { status: 401, title: "Unauthorized" },
-  forbidden: { status: 403, title: "Forbidden" },
-  rate_limited: { status: 429, title: "Too Many Requests" },
-  not_found: { status: 404, title: "Not Found" },
-  unsupported: { status: 415, title: "Unsupported Media Type" },
-  method_not_allowed: { status: 405, title: "Method Not Allowed" },
-  headers_too_large: { status: 431, title: "Request Header Fields Too Large" },
-  too_large: { status: 413, title: "Content Too Large" },
-  upstream: { status: 502, title: "Bad Gateway" },
-  unavailable: { status: 503, title: "Service Unavailable" },
-  insufficient_storage: { status: 507, title: "Insufficient Storage" },
+/** The one mapping from what went wrong to an HTTP status (its title: `statusTitle`). */
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  rate_limited: 429,
+  not_found: 404,
+  unsupported: 415,
+  method_not_allowed: 405,
+  headers_too_large: 431,
+  too_large: 413,
+  upstream: 502,
+  unavailable: 503,
+  insufficient_storage: 507,
 };
 
 /** The standard phrase of a status, as RFC 9110 names it (Node's table keeps 413's old name). */
@@ -107,7 +107,7 @@ export function problemHandler(logger: Logger): ErrorRequestHandler {
     const retryAfter = err instanceof RateLimitedError ? err.retryAfterSeconds : undefined;
     const p =
       err instanceof AppError
-        ? { ...STATUS[err.kind], detail: err.message, extras: err.extras, retryAfter }
+        ? { status: STATUS[err.kind], title: statusTitle(STATUS[err.kind]), detail: err.message, extras: err.extras, retryAfter }
         : (fromBusyDatabase(err) ?? fromFramework(err));
     const log = req.log ?? logger;
     if (p && p.status < 500) {

@@ -34,6 +34,7 @@ const numeric = (ok: (n: number) => boolean, expected: string) =>
 const int = (min: number, max: number) =>
   numeric((n) => Number.isInteger(n) && n >= min && n <= max, `a whole number from ${min} to ${max}`);
 const weight = () => numeric((n) => n > 0 && n <= 1000, "a number above 0 and at most 1000");
+const matching = (pattern: RegExp, expected: string) => z.string().regex(pattern, expected);
 
 /**
  * `token`, `token:scopes` or `token:scopes:collections`, comma-separated; scopes and collections
@@ -149,29 +150,20 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(0, 600_000).default(10_000),
   EMBEDDED_WORKER: z.enum(["true", "false"], { message: "expected true or false" }).default("true"),
   REDIS_URL: z.string().url().default("redis://127.0.0.1:6379"),
-  REDIS_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'")
-    .default("bull"),
+  REDIS_PREFIX: matching(/^[A-Za-z0-9_.-]{1,64}$/, "letters, digits, '_', '.' or '-'").default("bull"),
   WORKER_CONCURRENCY: int(1, 4096).default(64),
   WORKER_BATCH_SIZE: int(1, 1024).default(32),
   WORKER_METRICS_PORT: int(0, 65535).default(9464),
   RECOVERY_INTERVAL_S: int(0, 86_400).default(60),
   S3_ENDPOINT: z.string().url().optional(),
   S3_REGION: z.string().min(1).default("us-east-1"),
-  S3_BUCKET: z
-    .string()
-    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name")
-    .optional(),
+  S3_BUCKET: matching(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "not a valid bucket name").optional(),
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
   S3_FORCE_PATH_STYLE: z.enum(["true", "false"], { message: "expected true or false" }).default("false"),
   QDRANT_URL: z.string().url().default("http://127.0.0.1:6333"),
   QDRANT_API_KEY: z.string().min(1).optional(),
-  QDRANT_COLLECTION: z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'")
-    .default("docstore"),
+  QDRANT_COLLECTION: matching(/^[A-Za-z0-9_-]{1,255}$/, "letters, digits, '_' or '-'").default("docstore"),
   QDRANT_SHARDS: int(1, 1024).default(1),
   QDRANT_REPLICATION_FACTOR: int(1, 16).default(1),
   OPENAI_API_KEY: z.string().min(1).optional(),

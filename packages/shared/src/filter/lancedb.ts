@@ -20,10 +20,9 @@
  * combine them part by part and NOT swaps them, so a loosened condition under a negation stays
  * a superset. Every compiled piece is two-valued (never SQL NULL), so NOT is plain NOT.
  */
-import { positiveOf, valueTexts, type Condition, type Filter, type Value } from "./ast.ts";
-import { boundsOver, type Bounds as SharedBounds } from "./bounds.ts";
+import { valueTexts, type Condition, type Filter, type Value } from "./ast.ts";
+import { boundsOver, holdsFor, type Bounds as SharedBounds } from "./bounds.ts";
 import { lower } from "./compare.ts";
-import { evaluate } from "./evaluate.ts";
 import { FOLDED_COLUMN, KNOWN_COLUMN, eqToken, isKnownField, samePair, type KnownField } from "./lancedb-columns.ts";
 
 export interface CompiledWhere {
@@ -63,27 +62,19 @@ function not(q: Sql): Sql {
   return typeof q === "boolean" ? !q : `(NOT ${q})`;
 }
 
-const { exactly, loosely, negate, compile } = boundsOver<string>({ and, or, not });
+const { exactly, loosely, foldCommon, compile } = boundsOver<string>({ and, or, not });
 
 export function compileToLanceWhere(filter: Filter): CompiledWhere {
   const b = compile(filter, condition);
   return { where: b.sup === true ? null : b.sup === false ? "false" : b.sup, exact: b.exact };
 }
 
-const holdsFor = (c: Condition, metadata: Parameters<typeof evaluate>[1]) => evaluate({ groups: [[[c]]], orderBy: [] }, metadata);
-
 function condition(c: Condition): Bounds {
-  if (c.field.includes(".") || ((c.op === "SAMEAS" || c.op === "NSAMEAS") && c.other.includes("."))) {
-    return exactly(holdsFor(c, {}));
-  }
+  const common = foldCommon(c, condition);
+  if (common) return common;
   if (!valueTexts(c).every((t) => t.isWellFormed())) return { sup: true, sub: false, exact: false };
-  const positive = positiveOf(c);
-  if (positive) return negate(condition(positive));
-  switch (c.op) {
-    case "ANYTHING":
-      return exactly(true);
-    case "SAMEAS":
-      return exactly(c.field === c.other ? present(c.field) : `array_has(meta_same, ${sqlString(samePair(c.field, c.other))})`);
+  if (c.op === "SAMEAS") {
+    return exactly(c.field === c.other ? present(c.field) : `array_has(meta_same, ${sqlString(samePair(c.field, c.other))})`);
   }
   return isKnownField(c.field) ? known(c, c.field) : untyped(c);
 }

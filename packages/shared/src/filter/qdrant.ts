@@ -24,10 +24,8 @@
  * which may compare stored strings alphabetically ("has a value").
  */
 import type { Schemas } from "@qdrant/js-client-rest";
-import type { Metadata } from "../domain/metadata.ts";
-import { positiveOf, type Condition, type Filter, type Value } from "./ast.ts";
-import { boundsOver, type Bounds as SharedBounds } from "./bounds.ts";
-import { evaluate } from "./evaluate.ts";
+import type { Condition, Filter, Value } from "./ast.ts";
+import { boundsOver, holdsFor, type Bounds as SharedBounds } from "./bounds.ts";
 import { knownFieldType } from "./values.ts";
 import { KEY, metadataKey, samePair } from "./qdrant-payload.ts";
 
@@ -63,7 +61,7 @@ export function not(q: Compiled): Compiled {
   return { must_not: [q] };
 }
 
-const { exactly, loosely, negate, compile } = boundsOver<QdrantCondition>({ and, or, not });
+const { exactly, loosely, foldCommon, compile } = boundsOver<QdrantCondition>({ and, or, not });
 
 export function compileFilter(filter: Filter): CompiledFilter {
   const b = compile(filter, condition);
@@ -76,18 +74,10 @@ const matchAny = (key: string, values: readonly string[] | readonly number[]): Q
 const isEmpty = (key: string): QdrantCondition => ({ is_empty: { key } });
 const hasValue = (field: string) => not(isEmpty(metadataKey(field)));
 
-/** Whether a condition holds for one stored metadata object (for constant folding). */
-const holdsFor = (c: Condition, metadata: Metadata) => evaluate({ groups: [[[c]]], orderBy: [] }, metadata);
-
 function condition(c: Condition): Bounds {
-  if (c.field.includes(".") || ((c.op === "SAMEAS" || c.op === "NSAMEAS") && c.other.includes("."))) {
-    return exactly(holdsFor(c, {}));
-  }
-  const positive = positiveOf(c);
-  if (positive) return negate(condition(positive));
+  const common = foldCommon(c, condition);
+  if (common) return common;
   switch (c.op) {
-    case "ANYTHING":
-      return exactly(true);
     case "ISEMPTY":
       return exactly(or([isEmpty(metadataKey(c.field)), match(KEY.metaBlank, c.field)]));
     case "SAMEAS":

@@ -43,6 +43,15 @@ function holdLock(dir: string): () => void {
   };
 }
 
+/** Two processes on one folder, the writer having indexed `items`, and the lock held by a third. */
+async function twoProcessesLocked(items: ReturnType<typeof item>[]) {
+  const dir = tempDir();
+  const writer = instance(dir);
+  const api = instance(dir);
+  await writer.indexDocuments(items);
+  return { dir, writer, api, release: holdLock(dir) };
+}
+
 /** The rows the table holds for a document, read directly (what no tombstone hides). */
 async function rowsOf(dir: string, docId: string): Promise<number> {
   const db = await connect(dir);
@@ -74,11 +83,7 @@ const ids = async (index: LanceSearchIndex, query: string) =>
 
 describe("deletions answered before they reach the table", () => {
   it("answers while another process applies deletions, hides the document from every read, then applies it", async () => {
-    const dir = tempDir();
-    const writer = instance(dir);
-    const api = instance(dir);
-    await writer.indexDocuments([item("d1", "kestrel hovering"), item("d2", "kestrel nesting")]);
-    const release = holdLock(dir);
+    const { dir, writer, api, release } = await twoProcessesLocked([item("d1", "kestrel hovering"), item("d2", "kestrel nesting")]);
     try {
       // The lock is held for as long as the test wants: the answer cannot be waiting for it.
       await api.deleteDocument("c", "d1");
@@ -100,11 +105,7 @@ describe("deletions answered before they reach the table", () => {
   });
 
   it("keeps a document loaded again after its deletion, whichever process applies the deletion", async () => {
-    const dir = tempDir();
-    const writer = instance(dir);
-    const api = instance(dir);
-    await writer.indexDocuments([item("d1", "osprey old text"), item("d2", "osprey other")]);
-    const release = holdLock(dir);
+    const { dir, writer, api, release } = await twoProcessesLocked([item("d1", "osprey old text"), item("d2", "osprey other")]);
     await api.deleteDocument("c", "d1");
     // The load again (version 1 again, as the catalog gives it) waits for the lock to apply the
     // deletion before it writes; the API's own application, queued meanwhile, then finds nothing.

@@ -4,17 +4,15 @@ import { cosine, dot, normalize, reciprocalRankFusion } from "./fusion.ts";
 
 const id = (s: string) => s;
 const ids = (fused: { item: string }[]) => fused.map((f) => f.item);
+/** Two ranked lists sharing "b": first in one, second in the other. */
+const twoLists = [
+  ["a", "b"],
+  ["b", "c"],
+];
 
 describe("reciprocalRankFusion", () => {
   it("scores 1/(k + rank), summed over the lists", () => {
-    const fused = reciprocalRankFusion(
-      [
-        ["a", "b"],
-        ["b", "c"],
-      ],
-      id,
-      60,
-    );
+    const fused = reciprocalRankFusion(twoLists, id, 60);
     expect(ids(fused)).toEqual(["b", "a", "c"]);
     expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 61);
     expect(fused[1]!.score).toBeCloseTo(1 / 61);
@@ -111,15 +109,7 @@ describe("reciprocalRankFusion", () => {
   });
 
   it("weights a list by dividing its ranks, as Qdrant's weighted RRF does", () => {
-    const fused = reciprocalRankFusion(
-      [
-        ["a", "b"],
-        ["b", "c"],
-      ],
-      id,
-      60,
-      [1, 2],
-    );
+    const fused = reciprocalRankFusion(twoLists, id, 60, [1, 2]);
     // b: 1 / (2 / 1 + 60) + 1 / (1 / 2 + 60); c: 1 / (2 / 2 + 60); a: 1 / (1 + 60).
     expect(ids(fused)).toEqual(["b", "a", "c"]);
     expect(fused[0]!.score).toBeCloseTo(1 / 62 + 1 / 60.5, 12);

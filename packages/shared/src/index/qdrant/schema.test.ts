@@ -25,22 +25,23 @@ describe("collection layout", () => {
 
   it("indexes the tenant key, the keys every request filters on, the derived lists and the typed fields", () => {
     const requests: Schemas["CreateFieldIndex"][] = payloadIndexRequests();
-    expect(requests).toEqual([
-      { field_name: "collection", field_schema: { type: "keyword", is_tenant: true } },
-      { field_name: "kind", field_schema: "keyword" },
-      { field_name: "doc_id", field_schema: "keyword" },
-      { field_name: "version", field_schema: "integer" },
-      { field_name: "chunk_index", field_schema: "integer" },
-      { field_name: "meta_keys", field_schema: "keyword" },
-      { field_name: "meta_blank", field_schema: "keyword" },
-      { field_name: "meta_same", field_schema: "keyword" },
-      { field_name: "metadata.sys_id", field_schema: "keyword" },
-      { field_name: "metadata.status", field_schema: "keyword" },
-      { field_name: "metadata.type", field_schema: "keyword" },
-      { field_name: "metadata.priority", field_schema: "integer" },
-      { field_name: "metadata.flag", field_schema: "bool" },
-      { field_name: "metadata.created", field_schema: "datetime" },
-    ]);
+    const expected: [string, Schemas["CreateFieldIndex"]["field_schema"]][] = [
+      ["collection", { type: "keyword", is_tenant: true }],
+      ["kind", "keyword"],
+      ["doc_id", "keyword"],
+      ["version", "integer"],
+      ["chunk_index", "integer"],
+      ["meta_keys", "keyword"],
+      ["meta_blank", "keyword"],
+      ["meta_same", "keyword"],
+      ["metadata.sys_id", "keyword"],
+      ["metadata.status", "keyword"],
+      ["metadata.type", "keyword"],
+      ["metadata.priority", "integer"],
+      ["metadata.flag", "bool"],
+      ["metadata.created", "datetime"],
+    ];
+    expect(requests).toEqual(expected.map(([field_name, field_schema]) => ({ field_name, field_schema })));
     expect(requests.filter((r) => r.field_name.startsWith("metadata.")).length).toBe(Object.keys(KNOWN_FIELD_TYPES).length);
   });
 
