@@ -299,6 +299,10 @@ describe.each(apiModes())("$name mode", ({ mode, env, index }) => {
       expect(page.body).toContain('<script type="module" src="app.js"></script>');
       const script = await svc.request("GET", "/console/views/search.js", { token: null });
       expect([script.status, script.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+      const stopwords = await svc.request("GET", "/console/stopwords.js", { token: null });
+      expect([stopwords.status, stopwords.headers.get("content-type")]).toEqual([200, "text/javascript; charset=utf-8"]);
+      expect(stopwords.headers.get("content-security-policy")).toBe(page.headers.get("content-security-policy"));
+      expect(stopwords.body).toMatch(/^export const STOPWORDS = new Set\(\[.*"the".*\]\);$/m);
       expect((await svc.request("GET", "/console/tsconfig.json", { token: null })).status).toBe(404);
       expect((await svc.request("GET", "/console/../package.json", { token: null })).status).toBe(404);
     });

@@ -96,12 +96,28 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     await page.waitForFunction((b) => location.hash !== b && document.getElementById("main")?.dataset.shown === location.hash, before);
   }
 
+  async function enterToken(page: Page, token: string) {
+    await page.fill("#token-input", token);
+    await page.click("#token-form button");
+  }
+
+  /** Enters the service's token in the token prompt and waits until the view is shown. */
+  async function signIn(page: Page) {
+    await enterToken(page, svc.token);
+    await shown(page);
+  }
+
+  /** The prompt is shown again saying the token was refused, and no token is kept. */
+  async function expectRefused(page: Page) {
+    await page.waitForSelector("#token-prompt:not([hidden]) #token-error .problem");
+    expect(await page.textContent("#token-error")).toMatch(/401 Unauthorized.*unknown bearer token/);
+    expect(await page.evaluate(() => sessionStorage.getItem("docstore.token"))).toBeNull();
+  }
+
   async function signedIn(hash = "#/") {
     const tab = await newTab();
     await tab.page.goto(`${svc.url}/console/${hash}`);
-    await tab.page.fill("#token-input", svc.token);
-    await tab.page.click("#token-form button");
-    await shown(tab.page);
+    await signIn(tab.page);
     return tab;
   }
 
@@ -116,15 +132,10 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(await page.isVisible("#token-prompt")).toBe(true);
     expect(await page.isVisible("#nav")).toBe(false);
 
-    await page.fill("#token-input", "ds_wrong");
-    await page.click("#token-form button");
-    await page.waitForSelector("#token-error .problem");
-    expect(await page.textContent("#token-error .problem")).toMatch(/401 Unauthorized.*unknown bearer token/);
-    expect(await page.evaluate(() => sessionStorage.getItem("docstore.token"))).toBeNull();
+    await enterToken(page, "ds_wrong");
+    await expectRefused(page);
 
-    await page.fill("#token-input", svc.token);
-    await page.click("#token-form button");
-    await shown(page);
+    await signIn(page);
     expect(await page.isVisible("#token-prompt")).toBe(false);
     expect(await page.evaluate(() => [sessionStorage.getItem("docstore.token"), localStorage.length])).toEqual([svc.token, 0]);
 
@@ -137,13 +148,9 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     // A token the service no longer takes brings the prompt back, saying why.
     await page.evaluate(() => sessionStorage.setItem("docstore.token", "ds_revoked"));
     await page.reload();
-    await page.waitForSelector("#token-prompt:not([hidden]) .problem");
-    expect(await page.textContent("#token-error")).toMatch(/401 Unauthorized.*unknown bearer token/);
-    expect(await page.evaluate(() => sessionStorage.getItem("docstore.token"))).toBeNull();
+    await expectRefused(page);
 
-    await page.fill("#token-input", svc.token);
-    await page.click("#token-form button");
-    await shown(page);
+    await signIn(page);
     await page.click("#sign-out");
     expect(await page.isVisible("#token-prompt")).toBe(true);
     expect(await page.evaluate(() => sessionStorage.getItem("docstore.token"))).toBeNull();
@@ -313,8 +320,8 @@ describe.skipIf(!hasChromium())("console in headless Chromium", () => {
     expect(hits.find((x) => x.doc === "n1")?.marks).toEqual(["Herons", "wade"]);
     expect(hits.find((x) => x.doc === "n3")?.marks).toEqual(["heron", "waded"]);
 
-    // A result opens its document at that chunk, citation and all.
-    await page.fill("#query", "quartz resonator");
+    // A result opens its document at that chunk, citation and all; the service's stopwords (the chunk's "The", "the") are not marked.
+    await page.fill("#query", "the quartz resonator");
     await page.fill("#search-filter", "");
     await navigate(page, () => page.click("#search-form button"));
     expect(await page.textContent(".hit .citation")).toBe("page 3");

@@ -7,7 +7,7 @@ import Database from "better-sqlite3";
 import { spawn, type ChildProcess } from "node:child_process";
 import { connect, createServer } from "node:net";
 import path from "node:path";
-import { allSettled, collectionCounts, removeDir, startService, until, type Service } from "./harness.ts";
+import { allSettled, catalogDocuments, collectionCounts, removeDir, startService, until, type Service } from "./harness.ts";
 import {
   describeSkipped,
   indexAudit,
@@ -233,13 +233,7 @@ describe.runIf(canStopQdrant)("Qdrant outage", () => {
       const settled = await allSettled(svc, c, acknowledged.size, 120_000);
       expect(settled).toMatchObject({ documents: acknowledged.size, ready: acknowledged.size, failed: 0 });
 
-      const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
-      const rows = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as {
-        doc_id: string;
-        status: string;
-        chunks: number;
-      }[];
-      catalog.close();
+      const rows = catalogDocuments(svc, c);
       expect(new Set(rows.map((r) => r.doc_id))).toEqual(acknowledged);
       const index = await qdrantIndexAudit(qdrant.url, svc.env.QDRANT_COLLECTION!);
       expect(index.duplicates).toEqual([]);

@@ -11,6 +11,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import http from "node:http";
 import { afterAll, beforeAll, expect } from "vitest";
+import Database from "better-sqlite3";
 import {
   deleteQdrantCollection,
   deleteRedisKeys,
@@ -336,6 +337,18 @@ export function allSettled(svc: Service, collection: string, documents: number, 
     const s = await collectionCounts(svc, collection);
     return s && s.ready + s.failed === documents ? s : undefined;
   }, timeoutMs);
+}
+
+/** The catalog's rows for a collection's documents, read from the service's catalog.sqlite. */
+export function catalogDocuments(svc: Service, collection: string): { doc_id: string; status: string; chunks: number }[] {
+  const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
+  try {
+    return catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(collection) as ReturnType<
+      typeof catalogDocuments
+    >;
+  } finally {
+    catalog.close();
+  }
 }
 
 async function viaFetch(url: URL, method: string, headers: Record<string, string>, body: RequestInit["body"]) {

@@ -4,10 +4,8 @@
  * those documents are queued, and the workers' recovery (RECOVERY_INTERVAL_S) queues them again.
  */
 import { describe, expect, it } from "vitest";
-import path from "node:path";
-import Database from "better-sqlite3";
 import { freePort, indexRows, RedisServer } from "@docstore/shared/testing";
-import { removeDir, startService, until, type Service } from "./harness.ts";
+import { catalogDocuments, removeDir, startService, until, type Service } from "./harness.ts";
 
 async function statuses(svc: Service, collection: string) {
   const r = await svc.request("GET", "/get_list_of_collection");
@@ -73,13 +71,7 @@ describe("faults, distributed mode", () => {
       }, 240_000);
       expect(settled).toEqual({ name: c, documents: acknowledged.size, ready: acknowledged.size, pending: 0, failed: 0 });
 
-      const catalog = new Database(path.join(svc.dataDir, "catalog.sqlite"), { readonly: true });
-      const records = catalog.prepare("SELECT doc_id, status, chunks FROM documents WHERE collection = ?").all(c) as {
-        doc_id: string;
-        status: string;
-        chunks: number;
-      }[];
-      catalog.close();
+      const records = catalogDocuments(svc, c);
       expect(new Set(records.map((r) => r.doc_id))).toEqual(acknowledged);
       const rows = await indexRows(svc.dataDir, `collection = '${c}'`);
       const chunks = new Map<string, number>();

@@ -3,7 +3,8 @@
  * page runs only its own scripts and styles, and talks only to this service.
  */
 import path from "node:path";
-import express, { type Express, type RequestHandler } from "express";
+import express, { type Express, type RequestHandler, type Response } from "express";
+import { STOPWORDS } from "@docstore/shared/search/query-terms";
 
 const DIR = path.join(import.meta.dirname, "console");
 /** What the console is made of; anything else in the folder (its tsconfig.json) is not served. */
@@ -21,19 +22,23 @@ export const CONSOLE_CSP = [
   "frame-ancestors 'none'",
 ].join("; ");
 
+/** The service's stopwords as a module (typed by console/stopwords.d.ts): the console marks a query's words as they are searched. */
+const STOPWORDS_MODULE = `export const STOPWORDS = new Set(${JSON.stringify([...STOPWORDS])});\n`;
+
+function consoleHeaders(res: Response): void {
+  res.setHeader("Content-Security-Policy", CONSOLE_CSP);
+  res.setHeader("X-Content-Type-Options", "nosniff");
+  res.setHeader("Referrer-Policy", "no-referrer");
+  // Revalidated on every load (ETag), so a new release is never half old, half new.
+  res.setHeader("Cache-Control", "no-cache");
+}
+
 /** Serves the console at /console/ and sends / there (relative, so a proxy's path prefix is kept). */
 export function mountConsole(app: Express): void {
-  const files = express.static(DIR, {
-    index: "index.html",
-    dotfiles: "ignore",
-    // Revalidated on every load (ETag), so a new release is never half old, half new.
-    cacheControl: false,
-    setHeaders: (res) => {
-      res.setHeader("Content-Security-Policy", CONSOLE_CSP);
-      res.setHeader("X-Content-Type-Options", "nosniff");
-      res.setHeader("Referrer-Policy", "no-referrer");
-      res.setHeader("Cache-Control", "no-cache");
-    },
+  const files = express.static(DIR, { index: "index.html", dotfiles: "ignore", cacheControl: false, setHeaders: consoleHeaders });
+  app.get("/console/stopwords.js", (_req, res) => {
+    consoleHeaders(res);
+    res.type("text/javascript").send(STOPWORDS_MODULE);
   });
   const onlyAssets: RequestHandler = (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();

@@ -3,8 +3,8 @@
  * `describeBlobStoreContract` with a factory; tests isolate themselves by random prefixes, so a
  * factory may hand out one shared store (or bucket) to every test.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { fixturePerTest } from "./contract-fixture.ts";
 import type { BlobStore } from "../src/ports.ts";
 import { NotFoundError } from "../src/errors.ts";
 
@@ -40,16 +40,11 @@ const bytes = (data: Uint8Array) => Buffer.from(data.buffer, data.byteOffset, da
 
 export function describeBlobStoreContract(name: string, make: () => Promise<BlobStoreFixture>): void {
   describe(`BlobStore contract: ${name}`, () => {
-    let fx: BlobStoreFixture;
     let store: BlobStore;
     let c: string;
-    beforeEach(async () => {
-      fx = await make();
+    fixturePerTest(make, (fx, collection) => {
       store = fx.store;
-      c = `c-${randomUUID().slice(0, 8)}`;
-    });
-    afterEach(async () => {
-      await fx.cleanup();
+      c = collection;
     });
 
     it("keeps small, empty and large blobs byte for byte", async () => {

@@ -3,7 +3,8 @@
  * Tests isolate themselves by random collection names, so a factory may hand out a catalog
  * that other tests share (one Redis); they only ever look at their own collections.
  */
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { fixturePerTest } from "./contract-fixture.ts";
 import { randomUUID } from "node:crypto";
 import type { Catalog, CollectionStats, DocumentRecord, NewDocument } from "../src/ports.ts";
 import { BadRequestError } from "../src/errors.ts";
@@ -33,15 +34,12 @@ export function newDocument(collection: string, docId: string, extra: Partial<Ne
 
 export function describeCatalogContract(name: string, make: () => Promise<CatalogFixture>): void {
   describe(`Catalog contract: ${name}`, () => {
-    let fx: CatalogFixture;
     let cat: Catalog;
     let c: string;
-    beforeEach(async () => {
-      fx = await make();
+    fixturePerTest(make, (fx, collection) => {
       cat = fx.catalog;
-      c = `c-${randomUUID().slice(0, 8)}`;
+      c = collection;
     });
-    afterEach(() => fx.cleanup());
 
     const stats = async (name: string): Promise<CollectionStats | undefined> => (await cat.listCollections()).find((s) => s.name === name);
     const ids = async (collection: string) => (await cat.listDocuments(collection, 1000, null)).items.map((d) => d.docId);

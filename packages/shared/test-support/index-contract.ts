@@ -3,8 +3,8 @@
  * calls `describeIndexContract` with a factory; the filter cases are checked against the
  * reference evaluator, so every backend gives the same answers.
  */
-import { describe, expect, it, beforeEach, afterEach } from "vitest";
-import { randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { fixturePerTest } from "./contract-fixture.ts";
 import type { IndexEntry, IndexedDocument, SearchIndex } from "../src/ports.ts";
 import type { Metadata } from "../src/domain/metadata.ts";
 import { evaluate } from "../src/filter/evaluate.ts";
@@ -91,12 +91,9 @@ export function describeIndexContract(name: string, make: (options?: IndexFixtur
   describe(`SearchIndex contract: ${name}`, () => {
     let fx: IndexFixture;
     let c: string;
-    beforeEach(async () => {
-      fx = await make();
-      c = `c-${randomUUID().slice(0, 8)}`;
-    });
-    afterEach(async () => {
-      await fx.cleanup();
+    fixturePerTest(make, (made, collection) => {
+      fx = made;
+      c = collection;
     });
 
     it("finds a chunk with its document's fields, best first", async () => {

@@ -4,7 +4,7 @@ import { checkFieldName, describeAt, isSeparator, scanField, scanValue, unescape
 import { quote, typedValue } from "./values.ts";
 
 /** Operator tokens, longest first so `NOT LIKE` wins over `NOT IN`'s prefix and `>=` over `>`. */
-const OPERATOR_TOKENS = [
+export const OPERATOR_TOKENS = [
   "ISNOTEMPTY",
   "STARTSWITH",
   "ANYTHING",

@@ -4,30 +4,12 @@ import { FilterSyntaxError } from "../errors.ts";
 import { evaluate } from "./evaluate.ts";
 import type { Filter } from "./ast.ts";
 import { parseFilter } from "./parse.ts";
+import { OPERATOR_TOKENS } from "./condition.ts";
 import { compileToLanceWhere } from "./lancedb.ts";
 import { compileFilter } from "./qdrant.ts";
 
 const NOW = new Date("2024-06-15T12:00:00Z");
 
-/** Operators as written, for conditions that mostly parse. */
-const OPS = [
-  "=",
-  "!=",
-  "<",
-  "<=",
-  ">",
-  ">=",
-  "IN",
-  "NOT IN",
-  "LIKE",
-  "NOTLIKE",
-  "STARTSWITH",
-  "ENDSWITH",
-  "BETWEEN",
-  "ISEMPTY",
-  "ANYTHING",
-  "SAMEAS",
-];
 /** Pieces of the language, so random strings often get deep into the parser. */
 const TOKENS = [
   "^",
@@ -40,10 +22,7 @@ const TOKENS = [
   "OR",
   "NQ",
   "EQ",
-  ...OPS,
-  "NOT LIKE",
-  "ISNOTEMPTY",
-  "NSAMEAS",
+  ...OPERATOR_TOKENS,
   "NOT",
   "IS",
   "status",
@@ -96,7 +75,7 @@ const nearValid = fc
   .array(
     fc.tuple(
       fc.constantFrom("priority", "flag", "created", "status", "n", "a.b"),
-      fc.constantFrom(...OPS),
+      fc.constantFrom(...OPERATOR_TOKENS),
       fc.string({ unit: "grapheme", maxLength: 12 }),
       fc.constantFrom(...SEPARATORS),
     ),

@@ -1,9 +1,10 @@
 /**
  * Words of a search query for a lexical engine. English stopwords are dropped when anything
  * else remains: on SciFact that leaves ranking unchanged (nDCG@10 0.682 either way) and makes
- * each query touch far fewer postings.
+ * each query touch far fewer postings. The browser console marks a query's words with the same
+ * list (packages/api/src/serve-console.ts serves it as /console/stopwords.js).
  */
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   `a about above after again against all am an and any are as at be because been before being below between
   both but by can did do does doing down during each few for from further had has have having he her here hers
   herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off on
