@@ -36,17 +36,18 @@ function consoleHeaders(res: Response): void {
 /** Serves the console at /console/ and sends / there (relative, so a proxy's path prefix is kept). */
 export function mountConsole(app: Express): void {
   const files = express.static(DIR, { index: "index.html", dotfiles: "ignore", cacheControl: false, setHeaders: consoleHeaders });
-  app.get("/console/stopwords.js", (_req, res) => {
-    consoleHeaders(res);
-    res.type("text/javascript").send(STOPWORDS_MODULE);
-  });
+  // Middleware rather than routes: the route table (and so OpenAPI) lists operations only.
   const onlyAssets: RequestHandler = (req, res, next) => {
     if (req.method !== "GET" && req.method !== "HEAD") return next();
+    if (req.path === "/stopwords.js") {
+      consoleHeaders(res);
+      res.type("text/javascript").send(STOPWORDS_MODULE);
+      return;
+    }
     if (req.path !== "" && !SERVED.test(req.path)) return next();
     files(req, res, next);
   };
   app.use("/console", onlyAssets);
-  // Middleware rather than a route: the route table (and so OpenAPI) lists operations only.
   app.use((req, res, next) => {
     if (req.path !== "/" || (req.method !== "GET" && req.method !== "HEAD")) return next();
     res.redirect(302, "console/");
