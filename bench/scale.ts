@@ -185,6 +185,9 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
     rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps)]);
     rows.push([`  p50 / p99 ms`, a ? `${fmt(a.p50, 1)} / ${fmt(a.p99, 1)}` : "-", b ? `${fmt(b.p50, 1)} / ${fmt(b.p99, 1)}` : "-", ""]);
     rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), ""]);
+    const cpu = (r: Rate | undefined) =>
+      r?.cpuMs ? ["qdrant", "api", "client"].map((p) => (r.cpuMs![p] === undefined ? "-" : fmt(r.cpuMs![p], 2))).join(" / ") : "-";
+    if (a?.cpuMs || b?.cpuMs) rows.push([`  CPU ms per call: Qdrant / API / bench client`, cpu(a), cpu(b), ""]);
   };
   rates("first 16 searches after the load", two.sets?.first, undefined);
   rates("search", two.sets?.search, bare?.search);

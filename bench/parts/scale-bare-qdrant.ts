@@ -9,7 +9,7 @@ import { QdrantTestServer } from "@docstore/shared/testing";
 import { fmt } from "./lib.ts";
 import { scaleBatches, type ScaleDoc } from "./scale-corpus.ts";
 import { processTicks } from "./distributed.ts";
-import { CONCURRENCY, diskBytes, pool, rssSampler, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+import { CONCURRENCY, diskBytes, pool, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
 
 const BATCH = 64;
 const WRITERS = 4;
@@ -30,7 +30,8 @@ export interface BareQdrantFigures {
 async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
   const res = await fetch(`${url}${route}`, {
     method,
-    headers: { "content-type": "application/json" },
+    // Uncompressed answers, as docstore asks (fetch asks for gzip by default; compressing costs Qdrant more than a search).
+    headers: { "content-type": "application/json", "accept-encoding": "identity" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (!res.ok) throw new Error(`bare Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
@@ -97,12 +98,15 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
       };
       return ((await call(url, "POST", `/collections/${NAME}/points/scroll`, body)).result as { points: unknown[] }).points.length;
     };
+    const measured = (run: () => Promise<Rate>) => withCpu({ qdrant: qdrant.pid }, processTicks, run);
     const figures = {
       indexedPerSec: loaded / seconds,
       cpuPerThousand,
-      search: await pool(CONCURRENCY, queries.length, minSeconds, search(undefined)),
-      filtered: await pool(CONCURRENCY, queries.length, minSeconds, search({ must: [open, { key: "priority", range: { lte: 2 } }] })),
-      tag: await pool(CONCURRENCY, queries.length, minSeconds, tag),
+      search: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, search(undefined))),
+      filtered: await measured(() =>
+        pool(CONCURRENCY, queries.length, minSeconds, search({ must: [open, { key: "priority", range: { lte: 2 } }] })),
+      ),
+      tag: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, tag)),
       peakRss: rss.stop(),
       disk: diskBytes(qdrant.dir!),
     };

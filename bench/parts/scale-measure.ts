@@ -14,6 +14,28 @@ export interface Rate {
   /** Where known: the slowest call, and the number of calls. */
   max?: number;
   calls?: number;
+  /** Where measured: CPU milliseconds per call of each process named (the load generator is `client`). */
+  cpuMs?: Record<string, number>;
+}
+
+/** CPU ticks (1/100 s) of a process so far, from /proc (0 for no pid). */
+export type Ticks = (pid: number | undefined) => number;
+
+/**
+ * Runs a query set and adds the CPU milliseconds per call that each of `pids` and this process
+ * (`client`, the load generator) spent while it ran.
+ */
+export async function withCpu(pids: Record<string, number | undefined>, ticks: Ticks, run: () => Promise<Rate>): Promise<Rate> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, ticks(pid)]));
+  const client = process.cpuUsage();
+  const rate = await run();
+  const calls = rate.calls ?? 0;
+  if (calls === 0) return rate;
+  const cpuMs: Record<string, number> = {};
+  for (const [name, pid] of Object.entries(pids)) if (pid) cpuMs[name] = ((ticks(pid) - before[name]!) * 10) / calls;
+  const used = process.cpuUsage(client);
+  cpuMs.client = (used.user + used.system) / 1000 / calls;
+  return { ...rate, cpuMs };
 }
 
 /** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
@@ -44,7 +66,14 @@ export async function pool(concurrency: number, minCalls: number, minSeconds: nu
   if (errors > 0) console.warn(`  (warning: ${errors} of ${latencies.length} calls failed; the first: ${String(firstError)})`);
   latencies.sort((a, b) => a - b);
   const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
-  return { qps: latencies.length / seconds, p50: p(0.5), p99: p(0.99), hits: hits / Math.max(1, latencies.length - errors), errors };
+  return {
+    qps: latencies.length / seconds,
+    p50: p(0.5),
+    p99: p(0.99),
+    hits: hits / Math.max(1, latencies.length - errors),
+    errors,
+    calls: latencies.length,
+  };
 }
 
 /** A field of /proc/<pid>/status in bytes (VmRSS, VmHWM); 0 when the process is gone. */

@@ -10,7 +10,7 @@ import { removeDir, startService } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { machineTicks, processTicks } from "./distributed.ts";
 import { load, querySets, serviceEnv } from "./scale-service.ts";
-import { diskBytes, rssSampler, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+import { diskBytes, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
 
 export interface DistributedFigures {
   workers: number;
@@ -73,7 +73,9 @@ export async function qdrantFigures(opts: ScaleOptions, workers: number, withQue
     console.log(
       `  CPU s per 1,000 documents: API ${fmt(cpuPerThousand.api, 2)}, workers ${fmt(cpuPerThousand.workers, 2)}, Qdrant ${fmt(cpuPerThousand.qdrant, 2)}, Redis ${fmt(cpuPerThousand.redis, 2)}`,
     );
-    const sets = withQueries ? await querySets(svc, opts) : undefined;
+    const sets = withQueries
+      ? await querySets(svc, opts, undefined, (run) => withCpu({ api: pids.api, qdrant: pids.qdrant }, processTicks, run))
+      : undefined;
     const qdrantPeakRss = rss?.stop();
     const qdrantDisk = qdrant.dir ? diskBytes(qdrant.dir) : undefined;
     if (qdrantPeakRss) console.log(`  Qdrant: peak RSS ${fmt(qdrantPeakRss / MB)} MB, storage ${fmt((qdrantDisk ?? 0) / MB)} MB`);

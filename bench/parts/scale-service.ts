@@ -242,13 +242,22 @@ export function tagCall(svc: Service): () => Promise<number> {
 }
 
 /** The query sets in order; `phase` hears the name of each as it starts. */
-export async function querySets(svc: Service, opts: ScaleOptions, phase: (name: string) => void = () => {}) {
+/**
+ * The query sets, one after the other; `phase` is told each set's name as it starts, and
+ * `measure` wraps each set's run (withCpu, to add CPU per call).
+ */
+export async function querySets(
+  svc: Service,
+  opts: ScaleOptions,
+  phase: (name: string) => void = () => {},
+  measure: (run: () => Promise<Rate>) => Promise<Rate> = (run) => run(),
+) {
   const { queries, seconds } = opts;
   const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
   const tag = tagCall(svc);
-  const set = <T>(name: string, run: () => Promise<T>) => {
+  const set = (name: string, run: () => Promise<Rate>) => {
     phase(name);
-    return run();
+    return measure(run);
   };
   return {
     first: await set("first searches", () => pool(CONCURRENCY, 16, 0, search(undefined))),

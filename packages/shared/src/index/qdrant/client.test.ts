@@ -1,3 +1,5 @@
+import { createServer, type IncomingHttpHeaders } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { QdrantClientTimeoutError, QdrantClientUnexpectedResponseError } from "@qdrant/js-client-rest";
 import { UnavailableError } from "../../errors.ts";
@@ -33,5 +35,27 @@ describe("Qdrant errors", () => {
     const client = createQdrantClient({ url: "http://127.0.0.1:1", timeoutMs: 2000 });
     const err = await client.versionInfo().catch((e: unknown) => qdrantError("ping", e));
     expect(err).toBeInstanceOf(UnavailableError);
+  });
+});
+
+describe("the Qdrant client", () => {
+  it("asks for uncompressed answers (compressing them cost Qdrant and this process more than the search)", async () => {
+    const seen: IncomingHttpHeaders[] = [];
+    const server = createServer((req, res) => {
+      seen.push(req.headers);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ title: "qdrant", version: "1.18.3" }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const client = createQdrantClient({ url: `http://127.0.0.1:${port}`, apiKey: "k" });
+      expect(await client.versionInfo()).toMatchObject({ version: "1.18.3" });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]!["accept-encoding"]).toBe("identity");
+      expect(seen[0]!["api-key"]).toBe("k");
+    } finally {
+      server.close();
+    }
   });
 });
