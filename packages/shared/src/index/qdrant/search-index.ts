@@ -344,8 +344,8 @@ export class QdrantSearchIndex implements SearchIndex {
    * A page through Qdrant's order_by, when the filter is exact and the first ORDERBY field is a
    * known integer or instant (range-indexed; one value of one type in every document that has
    * it, so Qdrant's order is the reference's): the first offset + limit documents having the
-   * field, then every document tied with the last of them (ties are ordered by the later terms,
-   * then collection and id, here), or, when fewer have the field, the documents without it,
+   * field, then every document tied with the last of them when one past them is (ties are ordered
+   * by the later terms, then collection and id, here), or, when fewer have the field, the documents without it,
    * which sort last. Null where that does not apply, or when a document shows two versions (a
    * write in progress): every match is then read.
    */
@@ -361,15 +361,22 @@ export class QdrantSearchIndex implements SearchIndex {
     const payload = leanPayload(request.filter.orderBy);
     const must = filter.must as Schemas["Condition"][];
     const order = { key, direction: first.descending ? "desc" : "asc" } as const;
+    // One more than the page: when it is not tied with the page's last, no document past the page is.
     const { points } = await this.#call("scroll", (c, name) =>
-      c.scroll(name, { filter, limit: want, with_payload: payload, with_vector: false, order_by: order }),
+      c.scroll(name, { filter, limit: want + 1, with_payload: payload, with_vector: false, order_by: order }),
     );
     const valueOf = (p: Schemas["Record"]) => (p.payload?.[KEY.metadata] as Record<string, unknown> | undefined)?.[first.field];
     let found: Schemas["Record"][];
-    if (points.length === want) {
-      const last = valueOf(points.at(-1)!) as number | string;
-      const ties = await this.#scrollAll({ must: [...must, { key, range: { gte: last, lte: last } as Schemas["Range"] }] }, payload);
-      found = [...points.filter((p) => valueOf(p) !== last), ...ties];
+    if (points.length > want) {
+      const last = valueOf(points[want - 1]!) as number | string;
+      if (valueOf(points[want]!) !== last) found = points.slice(0, want);
+      else {
+        const ties = await this.#scrollAll({ must: [...must, { key, range: { gte: last, lte: last } as Schemas["Range"] }] }, payload);
+        found = [...points.filter((p) => valueOf(p) !== last), ...ties];
+      }
+    } else if (points.length === want) {
+      // Exactly a page has the field: those without it sort after them.
+      found = points;
     } else {
       found = [...points, ...(await this.#scrollAll({ must: [...must, { is_empty: { key } }] }, payload))];
     }
