@@ -241,7 +241,6 @@ export function tagCall(svc: Service): () => Promise<number> {
   };
 }
 
-/** The query sets in order; `phase` hears the name of each as it starts. */
 /**
  * The query sets, one after the other; `phase` is told each set's name as it starts, and
  * `measure` wraps each set's run (withCpu, to add CPU per call).
