@@ -66,7 +66,7 @@ export class FakeQdrant implements QdrantApi {
       status: "green",
       segments_count: 1,
       payload_schema: c.indexes,
-      config: { params: { vectors: c.config.vectors } },
+      config: { params: { vectors: c.config.vectors, sparse_vectors: c.config.sparse_vectors } },
     } as Schemas["CollectionInfo"];
   };
 
@@ -74,6 +74,22 @@ export class FakeQdrant implements QdrantApi {
     this.#log("createCollection", args);
     if (this.collections.has(name)) throw new FakeApiError(409, `Collection \`${name}\` already exists!`);
     this.collections.set(name, { config: args, indexes: {}, points: new Map(), statistics: [] });
+    return true;
+  };
+
+  /** Only the sparse vectors' parameters, merged as Qdrant merges them. */
+  updateCollection: QdrantApi["updateCollection"] = async (name, args) => {
+    this.#log("updateCollection", args);
+    const c = this.#get(name);
+    type Sparse = Record<string, Schemas["SparseVectorParams"]>;
+    const { sparse_vectors: sparse, ...rest } = args as { sparse_vectors?: Sparse };
+    if (Object.keys(rest).length > 0) throw new FakeApiError(400, `updates other than sparse_vectors are not supported here`);
+    for (const [vector, params] of Object.entries(sparse ?? {})) {
+      const all = c.config.sparse_vectors as Sparse | undefined;
+      const current = all?.[vector];
+      if (!current) throw new FakeApiError(400, `Wrong input: Not existing vector name error: ${vector}`);
+      all![vector] = { ...current, ...params, index: { ...current.index, ...params.index } };
+    }
     return true;
   };
 

@@ -9,6 +9,7 @@ export type QdrantApi = Pick<
   QdrantClient,
   | "getCollection"
   | "createCollection"
+  | "updateCollection"
   | "createPayloadIndex"
   | "upsert"
   | "batchUpdate"

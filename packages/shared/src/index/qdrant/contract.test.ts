@@ -58,6 +58,7 @@ onRealQdrant(`SearchIndex contract: ${SUITE}`, (server) => {
         const info = await createQdrantClient({ url }).getCollection(collectionName);
         expect(info.config.params.vectors).toEqual({});
         expect(info.config.params.shard_number).toBe(3);
+        expect(info.config.params.sparse_vectors).toEqual({ bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } });
         const hits = await index.search({ collections: ["c"], query: "meadow", k: 5, filter: parseFilter("", new Date()) });
         expect(hits.map((h) => h.docId).sort()).toEqual(["a", "b"]);
         // An embedder configured later finds no room for its vectors: said, not stored half-way.
@@ -70,6 +71,25 @@ onRealQdrant(`SearchIndex contract: ${SUITE}`, (server) => {
       } finally {
         await index.close();
         await createQdrantClient({ url }).deleteCollection(collectionName);
+      }
+    });
+
+    it("gives a collection made before the sparse full-scan threshold its threshold, keeping its points", async () => {
+      const url = server().url;
+      const client = createQdrantClient({ url });
+      const collectionName = uniqueQdrantCollection("threshold");
+      await client.createCollection(collectionName, { vectors: {}, sparse_vectors: { bm25: { modifier: "idf" } } });
+      const first = new QdrantSearchIndex({ url, dimensions: null, collectionName });
+      try {
+        await first.indexDocuments([doc("a", "alpine meadow")]);
+        const params = async () => (await client.getCollection(collectionName)).config.params.sparse_vectors;
+        expect(await params()).toEqual({ bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } });
+        const again = new QdrantSearchIndex({ url, dimensions: null, collectionName });
+        const hits = await again.search({ collections: ["c"], query: "meadow", k: 5, filter: parseFilter("", new Date()) });
+        expect(hits.map((h) => h.docId)).toEqual(["a"]);
+      } finally {
+        await first.close();
+        await client.deleteCollection(collectionName);
       }
     });
   });

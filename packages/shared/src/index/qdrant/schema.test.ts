@@ -8,12 +8,15 @@ describe("collection layout", () => {
     const request: Schemas["CreateCollection"] = createCollectionRequest(1536);
     expect(request).toEqual({
       vectors: { dense: { size: 1536, distance: "Cosine" } },
-      sparse_vectors: { bm25: { modifier: "idf" } },
+      sparse_vectors: { bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } },
     });
-    expect(createCollectionRequest(null)).toEqual({ vectors: {}, sparse_vectors: { bm25: { modifier: "idf" } } });
+    expect(createCollectionRequest(null)).toEqual({
+      vectors: {},
+      sparse_vectors: { bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } },
+    });
     expect(createCollectionRequest(null, { shards: 4, replicationFactor: 2 })).toEqual({
       vectors: {},
-      sparse_vectors: { bm25: { modifier: "idf" } },
+      sparse_vectors: { bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } },
       shard_number: 4,
       replication_factor: 2,
       write_consistency_factor: 1,

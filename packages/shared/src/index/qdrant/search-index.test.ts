@@ -78,6 +78,19 @@ describe("QdrantSearchIndex", () => {
     expect(callsOf(fake, "createCollection")).toHaveLength(1);
   });
 
+  it("sets the sparse full-scan threshold on a collection made without it, once", async () => {
+    const fake = new FakeQdrant();
+    await fake.createCollection("docs", { vectors: {}, sparse_vectors: { bm25: { modifier: "idf" } } });
+    for (let process = 0; process < 2; process++) {
+      const { index } = setup({ fake });
+      await index.findDocuments({ collections: ["c"], filter: parseFilter(""), limit: 10, offset: 0 });
+    }
+    expect(callsOf(fake, "updateCollection")).toEqual([{ sparse_vectors: { bm25: { index: { full_scan_threshold: 1000 } } } }]);
+    const info = await fake.getCollection("docs");
+    expect(info.config.params.sparse_vectors).toEqual({ bm25: { modifier: "idf", index: { full_scan_threshold: 1000 } } });
+    expect(callsOf(fake, "createCollection")).toHaveLength(1);
+  });
+
   it("sends the search request the builders make", async () => {
     const { fake, index } = setup();
     await index.indexDocuments([item(doc("d1", "the heron", { status: "open" }), [1, 0, 0])]);

@@ -1,11 +1,22 @@
 /**
  * Bringing the Qdrant collection to the layout of schema.ts: created when missing, its missing
- * payload indexes added (a process that stopped half-way is completed by the next one).
+ * payload indexes added (a process that stopped half-way is completed by the next one), and the
+ * sparse vector's full-scan threshold set on a collection made before it was (segments Qdrant
+ * builds from then on take it).
  */
 import type { QdrantApi } from "./client.ts";
 import { qdrantError, statusOf } from "./client.ts";
 import { DimensionMismatchError } from "../../errors.ts";
-import { createCollectionRequest, denseSize, payloadIndexRequests, type Placement } from "./schema.ts";
+import {
+  createCollectionRequest,
+  denseSize,
+  payloadIndexRequests,
+  SPARSE_FULL_SCAN_THRESHOLD,
+  SPARSE_PARAMS,
+  sparseThreshold,
+  VECTORS,
+  type Placement,
+} from "./schema.ts";
 
 /**
  * Prepares the collection; returns the size of its dense vectors, null for none (an existing
@@ -27,6 +38,11 @@ export async function prepareCollection(
     // Another process may create it at the same moment: then its collection is as good.
     await client.createCollection(name, createCollectionRequest(dimensions, placement)).catch(async (err: unknown) => {
       if ((await read()) === null) throw qdrantError("create the collection", err);
+    });
+  }
+  if (info !== null && sparseThreshold(info) !== SPARSE_FULL_SCAN_THRESHOLD) {
+    await client.updateCollection(name, { sparse_vectors: { [VECTORS.sparse]: { index: SPARSE_PARAMS.index } } }).catch((err: unknown) => {
+      throw qdrantError("update the sparse vector's parameters", err);
     });
   }
   const existing = new Set(Object.keys(info?.payload_schema ?? {}));
