@@ -18,6 +18,7 @@ WORKDIR /app
 ENV CI=true
 # Only the manifests, so this layer is rebuilt when dependencies change, not when code does.
 COPY package.json pnpm-lock.yaml pnpm-workspace.yaml .npmrc ./
+COPY patches ./patches
 COPY packages/shared/package.json packages/shared/
 COPY packages/worker/package.json packages/worker/
 COPY packages/api/package.json packages/api/

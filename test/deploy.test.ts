@@ -163,6 +163,13 @@ describe("Dockerfile", () => {
       expect(sources, pkg).toContain(`packages/${pkg}/package.json`);
       expect(sources, pkg).toContain(`packages/${pkg}/src`);
     }
+    // pnpm install refuses to run when a patch it is told to apply is missing.
+    const patches = Object.values((parseYaml("pnpm-workspace.yaml")[0]?.patchedDependencies ?? {}) as Record<string, string>);
+    for (const file of patches)
+      expect(
+        sources.some((s) => file.startsWith(`${s.replace(/\/$/, "")}/`)),
+        file,
+      ).toBe(true);
   });
 
   it("runs as a non-root user and checks /healthz", () => {

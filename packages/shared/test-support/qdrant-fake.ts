@@ -300,16 +300,12 @@ function asStored(payload: unknown): Payload {
 }
 
 /**
- * A payload as the client hands it back: JSON parsed with its reviver, which turns integers
- * beyond 2^53 into BigInt. Qdrant writes back as integers only the digits that fit an i64 or
- * a u64; others it kept as a float (1e21, -2^63 written as -9223372036854776000): numbers.
+ * A payload as the client hands it back: a copy, numbers as JS numbers (the client parses
+ * answers as plain JSON, patches/). Qdrant writes back as integers only the digits that fit an
+ * i64 or a u64, and others as it kept them, as floats: the same numbers once parsed.
  */
 function asReturned(payload: Payload): Payload {
-  return JSON.parse(JSON.stringify(payload), (_key, value: unknown, context?: { source?: string }) => {
-    if (typeof value !== "number" || Number.isSafeInteger(value) || !/^-?\d+$/.test(context?.source ?? "")) return value;
-    const n = BigInt(context!.source!);
-    return n >= -(2n ** 63n) && n < 2n ** 64n ? n : value;
-  }) as Payload;
+  return JSON.parse(JSON.stringify(payload)) as Payload;
 }
 
 function select(payload: Payload, how: unknown): Payload | null {

@@ -121,21 +121,12 @@ function field<T>(payload: Payload | null | undefined, key: string, type: "strin
 }
 
 /**
- * The metadata as it was given. The client parses integers beyond 2^53 that Qdrant returns as
- * BigInt (its JSON reviver); they were JS numbers when written, so `Number` gives back exactly
- * the number that was written (Qdrant keeps the digits JSON.stringify sent).
+ * The metadata as it was given. Integers beyond 2^53 come back as the numbers that were written:
+ * Qdrant keeps the digits JSON.stringify sent, and the client parses its answers as plain JSON
+ * (patches/: as published, it turns such integers into BigInt, which JSON.stringify refuses).
  */
 export function metadataOf(payload: Payload | null | undefined): Metadata {
-  return numbersOf(field<Metadata>(payload, KEY.metadata, "object"));
-}
-
-function numbersOf<T>(value: T): T {
-  if (typeof value === "bigint") return Number(value) as T;
-  if (Array.isArray(value)) return value.map(numbersOf) as T;
-  if (typeof value === "object" && value !== null) {
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, numbersOf(v)])) as T;
-  }
-  return value;
+  return field<Metadata>(payload, KEY.metadata, "object");
 }
 
 export function hitOf(point: { payload?: Payload | null; score: number }): SearchHit {
