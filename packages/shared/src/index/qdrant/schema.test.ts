@@ -26,14 +26,12 @@ describe("collection layout", () => {
     expect(() => createCollectionRequest(1.5)).toThrow(/invalid dense vector size/);
   });
 
-  it("indexes the tenant key, the keys every request filters on, the derived lists and the typed fields", () => {
+  it("indexes the tenant key, the keys every read filters on, the derived lists and the typed fields", () => {
     const requests: Schemas["CreateFieldIndex"][] = payloadIndexRequests();
     const expected: [string, Schemas["CreateFieldIndex"]["field_schema"]][] = [
       ["collection", { type: "keyword", is_tenant: true }],
       ["kind", "keyword"],
       ["doc_id", "keyword"],
-      ["version", "integer"],
-      ["chunk_index", "integer"],
       ["meta_keys", "keyword"],
       ["meta_blank", "keyword"],
       ["meta_same", "keyword"],

@@ -81,6 +81,10 @@ const KNOWN_INDEX = {
  * The payload indexes: the tenant key (Qdrant then keeps each tenant's points together), the
  * keys every request filters on, the derived lists, and the typed metadata fields (the filter
  * compiler relies on their stored type: ranges on `priority` and `created` are exact).
+ * `version` and `chunk_index` have none: only writes filter on them, always beside a `doc_id`,
+ * whose index leaves a handful of points to check; keeping both indexed cost the load a fifth
+ * of its rate (679 against 854 docs/s, Qdrant 1.46 against 1.30 CPU s per 1,000 documents).
+ * A collection made with them keeps them.
  */
 export function payloadIndexRequests(): Schemas["CreateFieldIndex"][] {
   const typed = Object.entries(KNOWN_FIELD_TYPES).map(([field, type]) => ({
@@ -91,8 +95,6 @@ export function payloadIndexRequests(): Schemas["CreateFieldIndex"][] {
     { field_name: KEY.collection, field_schema: { type: "keyword", is_tenant: true } },
     { field_name: KEY.kind, field_schema: "keyword" },
     { field_name: KEY.docId, field_schema: "keyword" },
-    { field_name: KEY.version, field_schema: "integer" },
-    { field_name: KEY.chunkIndex, field_schema: "integer" },
     { field_name: KEY.metaKeys, field_schema: "keyword" },
     { field_name: KEY.metaBlank, field_schema: "keyword" },
     { field_name: KEY.metaSame, field_schema: "keyword" },
