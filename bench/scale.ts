@@ -190,6 +190,7 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
     if (a?.cpuMs || b?.cpuMs) rows.push([`  CPU ms per call: Qdrant / API / bench client`, cpu(a), cpu(b), ""]);
   };
   rates("first 16 searches after the load", two.sets?.first, undefined);
+  rows.push(["Qdrant busy after the load (optimizer) s", cell(two.qdrantSettle), cell(bare?.settle), ""]);
   rates("search", two.sets?.search, bare?.search);
   rates("search again after the others", two.sets?.searchSettled, bare?.search);
   rates("filtered search", two.sets?.filtered, bare?.filtered);

@@ -2,14 +2,14 @@
  * The engine's ceiling for `BENCH_INDEX=qdrant pnpm bench:scale`: a Qdrant of its own (same
  * binary, fresh storage) fed the same documents by 4 concurrent clients (batches of 64,
  * `wait=true`), with Qdrant's own BM25 inference (`qdrant/bm25`, IDF modifier), a keyword index
- * on status and integer indexes on priority and created; then the same three query sets, 8 at
- * once: search k=10, search k=10 filtered, and the tag lookup as one scroll ordered by created.
+ * on status and integer indexes on priority and created; then, once Qdrant is quiet (its
+ * optimizer done), the same three query sets, 8 at once: search k=10, search k=10 filtered, and the tag lookup as one scroll ordered by created.
  */
 import { QdrantTestServer } from "@docstore/shared/testing";
 import { fmt } from "./lib.ts";
 import { scaleBatches, type ScaleDoc } from "./scale-corpus.ts";
 import { processTicks } from "./distributed.ts";
-import { CONCURRENCY, diskBytes, pool, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+import { CONCURRENCY, diskBytes, pool, quietAfter, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
 
 const BATCH = 64;
 const WRITERS = 4;
@@ -20,6 +20,8 @@ export interface BareQdrantFigures {
   indexedPerSec: number;
   /** Qdrant's CPU seconds per 1,000 documents loaded. */
   cpuPerThousand: number;
+  /** Seconds Qdrant stayed busy after the load (its optimizer), before the query sets. */
+  settle: number;
   search: Rate;
   filtered: Rate;
   tag: Rate;
@@ -77,6 +79,8 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
     console.log(
       `  ${fmt(loaded)} points in ${fmt(seconds, 1)} s: ${fmt(loaded / seconds)} docs/s; Qdrant ${fmt(cpuPerThousand, 2)} CPU s per 1,000 documents`,
     );
+    const settle = await quietAfter(() => processTicks(qdrant.pid));
+    console.log(`  Qdrant busy for ${fmt(settle)} s after the load (its optimizer), before the query sets`);
     const { queries, seconds: minSeconds } = opts;
     const search = (filter: unknown) => async (i: number) => {
       const body = {
@@ -102,6 +106,7 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
     const figures = {
       indexedPerSec: loaded / seconds,
       cpuPerThousand,
+      settle,
       search: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, search(undefined))),
       filtered: await measured(() =>
         pool(CONCURRENCY, queries.length, minSeconds, search({ must: [open, { key: "priority", range: { lte: 2 } }] })),

@@ -38,6 +38,28 @@ export async function withCpu(pids: Record<string, number | undefined>, ticks: T
   return { ...rate, cpuMs };
 }
 
+/**
+ * Waits until a process has been quiet (at most `quietTicks` CPU ticks, 1/100 s, a second) for
+ * `quietSeconds` in a row, at most `maxSeconds`: after a load, Qdrant's optimizer goes on merging
+ * and indexing segments, and its CPU would be counted against the searches measured meanwhile.
+ * Returns the seconds it stayed busy (`maxSeconds` when it never went quiet).
+ */
+export async function quietAfter(ticks: () => number, { quietTicks = 5, quietSeconds = 3, maxSeconds = 180 } = {}): Promise<number> {
+  const started = performance.now();
+  let quietSince: number | null = null;
+  let last = ticks();
+  while ((performance.now() - started) / 1000 < maxSeconds) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const now = ticks();
+    const t = performance.now();
+    if (now - last <= quietTicks) quietSince ??= t - 1000;
+    else quietSince = null;
+    last = now;
+    if (quietSince !== null && t - quietSince >= quietSeconds * 1000) return Math.max(0, quietSince - started) / 1000;
+  }
+  return maxSeconds;
+}
+
 /** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
 export async function pool(concurrency: number, minCalls: number, minSeconds: number, call: (i: number) => Promise<number>): Promise<Rate> {
   const latencies: number[] = [];

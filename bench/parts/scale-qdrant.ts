@@ -10,7 +10,7 @@ import { removeDir, startService } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
 import { machineTicks, processTicks } from "./distributed.ts";
 import { load, querySets, serviceEnv } from "./scale-service.ts";
-import { diskBytes, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+import { diskBytes, quietAfter, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
 
 export interface DistributedFigures {
   workers: number;
@@ -22,6 +22,8 @@ export interface DistributedFigures {
   /** CPU seconds per 1,000 documents indexed, of each part (to size a cluster from). */
   cpuPerThousand: { api: number; workers: number; qdrant: number; redis: number };
   sets?: { first: Rate; search: Rate; filtered: Rate; tag: Rate; searchSettled: Rate };
+  /** Seconds Qdrant stayed busy after the load and the first searches, before the other query sets (QDRANT_BIN). */
+  qdrantSettle?: number;
   /** Qdrant's process, when started here (QDRANT_BIN). */
   qdrantPeakRss?: number;
   qdrantDisk?: number;
@@ -73,9 +75,14 @@ export async function qdrantFigures(opts: ScaleOptions, workers: number, withQue
     console.log(
       `  CPU s per 1,000 documents: API ${fmt(cpuPerThousand.api, 2)}, workers ${fmt(cpuPerThousand.workers, 2)}, Qdrant ${fmt(cpuPerThousand.qdrant, 2)}, Redis ${fmt(cpuPerThousand.redis, 2)}`,
     );
-    const sets = withQueries
-      ? await querySets(svc, opts, undefined, (run) => withCpu({ api: pids.api, qdrant: pids.qdrant }, processTicks, run))
-      : undefined;
+    let qdrantSettle: number | undefined;
+    const settle = async () => {
+      if (!pids.qdrant) return;
+      qdrantSettle = await quietAfter(() => processTicks(pids.qdrant));
+      console.log(`  Qdrant busy for ${fmt(qdrantSettle)} s after the first searches (its optimizer), before the other query sets`);
+    };
+    const measure = (run: () => Promise<Rate>) => withCpu({ api: pids.api, qdrant: pids.qdrant }, processTicks, run);
+    const sets = withQueries ? await querySets(svc, opts, undefined, measure, settle) : undefined;
     const qdrantPeakRss = rss?.stop();
     const qdrantDisk = qdrant.dir ? diskBytes(qdrant.dir) : undefined;
     if (qdrantPeakRss) console.log(`  Qdrant: peak RSS ${fmt(qdrantPeakRss / MB)} MB, storage ${fmt((qdrantDisk ?? 0) / MB)} MB`);
@@ -87,6 +94,7 @@ export async function qdrantFigures(opts: ScaleOptions, workers: number, withQue
       cores,
       cpuPerThousand,
       sets,
+      qdrantSettle,
       qdrantPeakRss,
       qdrantDisk,
     };

@@ -242,14 +242,16 @@ export function tagCall(svc: Service): () => Promise<number> {
 }
 
 /**
- * The query sets, one after the other; `phase` is told each set's name as it starts, and
- * `measure` wraps each set's run (withCpu, to add CPU per call).
+ * The query sets, one after the other; `phase` is told each set's name as it starts,
+ * `measure` wraps each set's run (withCpu, to add CPU per call), and `afterFirst` runs between
+ * the first searches after the load and the others (to let Qdrant's optimizer finish).
  */
 export async function querySets(
   svc: Service,
   opts: ScaleOptions,
   phase: (name: string) => void = () => {},
   measure: (run: () => Promise<Rate>) => Promise<Rate> = (run) => run(),
+  afterFirst: () => Promise<unknown> = async () => {},
 ) {
   const { queries, seconds } = opts;
   const search = (metadata: string | undefined) => searchCall(svc, queries, metadata);
@@ -258,8 +260,10 @@ export async function querySets(
     phase(name);
     return measure(run);
   };
+  const first = await set("first searches", () => pool(CONCURRENCY, 16, 0, search(undefined)));
+  await afterFirst();
   return {
-    first: await set("first searches", () => pool(CONCURRENCY, 16, 0, search(undefined))),
+    first,
     search: await set("search", () => pool(CONCURRENCY, queries.length, seconds, search(undefined))),
     filtered: await set("filtered search", () => pool(CONCURRENCY, queries.length, seconds, search(FILTER_TEXT))),
     tag: await set("tag lookup", () => pool(CONCURRENCY, queries.length, seconds, tag)),
