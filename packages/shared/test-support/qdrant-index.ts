@@ -6,6 +6,7 @@
 import type { Schemas } from "@qdrant/js-client-rest";
 import { createQdrantClient } from "../src/index/qdrant/client.ts";
 import { KEY, KIND } from "../src/index/qdrant/schema.ts";
+import { isKind } from "../src/index/qdrant/points.ts";
 
 export interface QdrantAudit {
   chunks: number;
@@ -35,13 +36,12 @@ export async function qdrantIndexAudit(url: string, qdrantCollection: string): P
   const seen = new Map<string, number>();
   const perDoc = new Map<string, number>();
   const versionOf = (p: Schemas["Record"]["payload"]) => JSON.stringify([p?.[KEY.collection], p?.[KEY.docId], p?.[KEY.version]]);
-  const heads = new Set(points.filter((r) => r.payload?.[KEY.kind] === KIND.document).map((r) => versionOf(r.payload)));
+  const heads = new Set(points.filter((r) => isKind(r.payload, KIND.document)).map((r) => versionOf(r.payload)));
   let documents = 0;
   let orphans = 0;
   for (const { payload: p } of points) {
-    const kind = p?.[KEY.kind];
-    if (kind === KIND.document) documents++;
-    if (kind !== KIND.chunk) continue;
+    if (isKind(p, KIND.document)) documents++;
+    if (!isKind(p, KIND.chunk)) continue;
     if (!heads.has(versionOf(p))) orphans++;
     const key = JSON.stringify([p?.[KEY.collection], p?.[KEY.docId], p?.[KEY.chunkIndex]]);
     seen.set(key, (seen.get(key) ?? 0) + 1);

@@ -11,6 +11,8 @@ import { describeIndexModel, reopening } from "../../../test-support/index-model
 import { onRealQdrant, uniqueQdrantCollection } from "../../../test-support/qdrant-server.ts";
 import { createQdrantClient } from "./client.ts";
 import { QdrantSearchIndex } from "./search-index.ts";
+import { chunkPayload, documentPayload, pointId } from "./points.ts";
+import { documentVector } from "./sparse.ts";
 
 const SUITE = "Qdrant (real server)";
 
@@ -89,6 +91,60 @@ onRealQdrant(`SearchIndex contract: ${SUITE}`, (server) => {
         expect(hits.map((h) => h.docId)).toEqual(["a"]);
       } finally {
         await first.close();
+        await client.deleteCollection(collectionName);
+      }
+    });
+
+    it("reads and replaces documents written when a one-chunk document was two points", async () => {
+      const url = server().url;
+      const client = createQdrantClient({ url });
+      const collectionName = uniqueQdrantCollection("two-points");
+      const index = new QdrantSearchIndex({ url, dimensions: null, collectionName });
+      try {
+        await index.ping();
+        await index.findDocuments({ collections: ["c"], filter: parseFilter(""), limit: 1, offset: 0 }); // creates the collection
+        // The layout before: the chunk point holds the text, the document point names it in `text_point`.
+        const old = (docId: string, text: string, priority: number) => {
+          const d = { collection: "c", docId, version: 1, metadata: { priority }, text };
+          const chunk = { index: 0, text, start: 0, end: text.length };
+          const chunkId = pointId("c", docId, 1, 0);
+          const { text: _, ...head } = documentPayload(d);
+          return [
+            { id: chunkId, vector: { bm25: documentVector(text) }, payload: chunkPayload(d, chunk) },
+            { id: pointId("c", docId, 1, "document"), vector: {}, payload: { ...head, text_point: chunkId } },
+          ];
+        };
+        const points = [...old("a", "alpine meadow", 2), ...old("b", "meadow flowers", 1)];
+        await client.upsert(collectionName, { wait: true, points });
+        const filter = (f: string) => parseFilter(f, new Date());
+        const hits = await index.search({ collections: ["c"], query: "meadow", k: 5, filter: filter("") });
+        expect(hits.map((h) => h.text).sort()).toEqual(["alpine meadow", "meadow flowers"]);
+        const a = ["a", "alpine meadow", { priority: 2 }];
+        const b = ["b", "meadow flowers", { priority: 1 }];
+        for (const [f, order] of [
+          ["ORDERBYDESCpriority", [a, b]],
+          ["priority>0^ORDERBYpriority", [b, a]],
+          ["", [a, b]],
+        ] as const) {
+          const found = await index.findDocuments({ collections: ["c"], filter: filter(f), limit: 5, offset: 0 });
+          expect(found.map((d) => [d.docId, d.text, d.metadata])).toEqual(order);
+        }
+        expect(await index.documentChunks("c", "a")).toEqual({
+          version: 1,
+          chunks: [{ chunkIndex: 0, text: "alpine meadow", start: 0, end: 13 }],
+        });
+        // The same version written again (a retried job) and a new version: one point each, nothing doubled.
+        const b2 = doc("b", "meadow grass");
+        await index.indexDocuments([doc("a", "alpine meadow"), { ...b2, doc: { ...b2.doc, version: 2 } }]);
+        const left = await client.scroll(collectionName, { limit: 10, with_payload: ["doc_id", "version", "kind"], with_vector: false });
+        expect(left.points.map((p) => [p.payload?.doc_id, p.payload?.version, p.payload?.kind]).sort()).toEqual([
+          ["a", 1, ["chunk", "document"]],
+          ["b", 2, ["chunk", "document"]],
+        ]);
+        const again = await index.search({ collections: ["c"], query: "meadow", k: 5, filter: filter("") });
+        expect(again.map((h) => h.text).sort()).toEqual(["alpine meadow", "meadow grass"]);
+      } finally {
+        await index.close();
         await client.deleteCollection(collectionName);
       }
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { IndexedDocument } from "../../ports.ts";
-import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, newestOnly, pointId, versionPoints } from "./points.ts";
+import { chunkPayload, derivedLists, documentPayload, headOf, hitOf, isKind, newestOnly, pointId, versionPoints } from "./points.ts";
 import { samePair } from "../../filter/qdrant-payload.ts";
 import { documentVector } from "./sparse.ts";
 
@@ -75,14 +75,26 @@ describe("payloads", () => {
     expect(points.document.payload).toMatchObject({ kind: "document", text: "Full text", metadata: doc.metadata });
   });
 
-  it("store a document's text once: in the one chunk that is the whole text", () => {
-    const whole = versionPoints(doc, [{ index: 0, text: "Full text", start: 0, end: 9 }]);
-    expect(whole.document.payload).not.toHaveProperty("text");
-    expect(whole.document.payload).toMatchObject({ text_point: whole.chunks[0]!.id });
-    expect(headOf({ id: "x", payload: whole.document.payload }).textId).toBe(whole.chunks[0]!.id);
+  it("make a document of one whole chunk one point of both kinds, its text stored once", () => {
+    const whole = versionPoints(doc, [{ index: 0, text: "Full text", start: 0, end: 9, vector: [0.3, 0.4] }]);
+    expect(whole.chunks).toEqual([]);
+    expect(whole.document.id).toBe(pointId("c", "d1", 2, "document"));
+    expect(whole.document.vector).toEqual({ bm25: documentVector("Full text"), dense: [0.3, 0.4] });
+    expect(whole.document.payload).toMatchObject({ kind: ["chunk", "document"], text: "Full text", chunk_index: 0, start: 0, end: 9 });
+    expect(whole.document.payload).not.toHaveProperty("text_point");
+    expect([isKind(whole.document.payload, "chunk"), isKind(whole.document.payload, "document")]).toEqual([true, true]);
+    expect(hitOf({ payload: whole.document.payload, score: 1 }).text).toBe("Full text");
+    expect(headOf({ id: whole.document.id, payload: whole.document.payload }).textId).toBe(whole.document.id);
+    // A part of the text is a chunk of its own; the document point keeps the whole text.
     const part = versionPoints(doc, [{ index: 0, text: "Full", start: 0, end: 4 }]);
-    expect(part.document.payload).toMatchObject({ text: "Full text" });
-    expect(part.document.payload).not.toHaveProperty("text_point");
+    expect(part.chunks).toHaveLength(1);
+    expect(part.document.payload).toMatchObject({ kind: "document", text: "Full text" });
+    expect([isKind(part.document.payload, "chunk"), isKind(part.chunks[0]!.payload, "document")]).toEqual([false, false]);
+  });
+
+  it("read the text of a document written before one-point documents where its chunk holds it", () => {
+    const old = { ...documentPayload(doc), text: undefined, text_point: "chunk-id" };
+    expect(headOf({ id: "x", payload: old }).textId).toBe("chunk-id");
   });
 
   it("keep each document's highest version among points, in their order", () => {

@@ -67,35 +67,49 @@ export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput): Payload {
   };
 }
 
-/**
- * A document point's payload. Its text is stored once: in the point itself, or, when one chunk
- * is the whole text, only in that chunk's point, which `text_point` names.
- */
-export function documentPayload(doc: IndexedDocument, textPoint?: string): Payload {
-  const text = textPoint === undefined ? { [KEY.text]: doc.text } : { [KEY.textPoint]: textPoint };
-  return { ...basePayload(doc, KIND.document), ...text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+/** A document point's payload: its metadata and its whole text. */
+export function documentPayload(doc: IndexedDocument): Payload {
+  return { ...basePayload(doc, KIND.document), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+}
+
+/** Whether a point is of a kind: `kind` is one kind, or both for a whole document (versionPoints). */
+export function isKind(payload: Payload | null | undefined, kind: Kind): boolean {
+  const value = payload?.[KEY.kind];
+  return value === kind || (Array.isArray(value) && value.includes(kind));
 }
 
 /**
- * The points of one version: one per chunk with its sparse vector (left out when the chunk has
- * no words) and its dense vector when given, and one for the document without any vector.
- * write.ts says in which order they are written.
+ * The points of one version, with ids that depend only on collection, document, version and
+ * chunk (a retried job overwrites its own points). When one chunk is the whole text, the
+ * document is one point of both kinds (`kind: ["chunk", "document"]`, the document's id): a
+ * search finds it as a chunk, a document read as a document, and its text, metadata and
+ * vectors are stored once. Otherwise one point per chunk, with its sparse vector (left out when
+ * the chunk has no words) and its dense vector when given, and one document point without any
+ * vector. write.ts says in which order they are written.
  */
 export function versionPoints(
   doc: IndexedDocument,
   chunks: readonly ChunkInput[],
 ): { chunks: Schemas["PointStruct"][]; document: Schemas["PointStruct"] } {
-  const points = chunks.map((chunk) => {
+  const vectorOf = (chunk: ChunkInput) => {
     const vector: Record<string, Schemas["Vector"]> = {};
     const sparse = documentVector(chunk.text);
     if (sparse.indices.length > 0) vector[VECTORS.sparse] = sparse;
     if (chunk.vector) vector[VECTORS.dense] = chunk.vector;
-    return { id: pointId(doc.collection, doc.docId, doc.version, chunk.index), vector, payload: chunkPayload(doc, chunk) };
-  });
+    return vector;
+  };
+  const id = pointId(doc.collection, doc.docId, doc.version, "document");
   const [only] = chunks;
-  const whole = chunks.length === 1 && only!.start === 0 && only!.end === doc.text.length && only!.text === doc.text;
-  const payload = documentPayload(doc, whole ? points[0]!.id : undefined);
-  return { chunks: points, document: { id: pointId(doc.collection, doc.docId, doc.version, "document"), vector: {}, payload } };
+  if (chunks.length === 1 && only!.start === 0 && only!.end === doc.text.length && only!.text === doc.text) {
+    const payload = { ...chunkPayload(doc, only!), [KEY.kind]: [KIND.chunk, KIND.document], ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+    return { chunks: [], document: { id, vector: vectorOf(only!), payload } };
+  }
+  const points = chunks.map((chunk) => ({
+    id: pointId(doc.collection, doc.docId, doc.version, chunk.index),
+    vector: vectorOf(chunk),
+    payload: chunkPayload(doc, chunk),
+  }));
+  return { chunks: points, document: { id, vector: {}, payload: documentPayload(doc) } };
 }
 
 /**
@@ -158,7 +172,10 @@ export function storedChunkOf(p: Payload | null | undefined): StoredChunk {
 /** A document point read without its text (findDocuments adds the text of the page it returns). */
 export interface DocumentHead {
   id: string | number;
-  /** The point that holds the document's text: its own, or its one chunk's (documentPayload). */
+  /**
+   * The point that holds the document's text: its own, or, in a collection written before
+   * documents of one chunk became one point, the chunk point its `text_point` names.
+   */
   textId: string | number;
   collection: string;
   docId: string;

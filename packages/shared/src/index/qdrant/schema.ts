@@ -3,17 +3,21 @@
  *
  * Two kinds of point share it, told apart by the `kind` payload key: one point per chunk (the
  * sparse BM25 vector, and the dense vector when an embedder is configured) and one point per
- * document (no vector; its metadata and full text, for `findDocuments`, the text left to the
- * chunk when one chunk is the whole text). Keeping both in one Qdrant collection lets a
- * batch's document points and the removal of what their versions supersede go in one batch
+ * document (no vector; its metadata and full text, for `findDocuments`). A document whose one
+ * chunk is its whole text is one point of both kinds (`kind: ["chunk", "document"]`; a
+ * keyword match on `kind` matches either): its text, metadata and vectors are stored once, and
+ * a lookup by filter reads it in one request. Keeping both kinds in one Qdrant collection lets
+ * a batch's document points and the removal of what their versions supersede go in one batch
  * request (see write.ts), which two collections could not do.
  *
  * Payload of every point: `collection` (the tenant key), `doc_id`, `version`, `metadata` (the
  * document's metadata as given), and three keyword lists derived from the metadata that let
  * filters Qdrant has no operator for be exact (filter/qdrant.ts): `meta_keys` (the keys present),
  * `meta_blank` (keys whose value is ""), `meta_same` ("a=b" for each pair of keys a < b holding
- * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`,
- * or `text_point` (the id of the chunk point holding it).
+ * the same JSON value). Chunks add `chunk_index`, `start`, `end`, `text`; documents add `text`
+ * and `sha256`. A collection written before one-point documents may hold document points
+ * without `text` whose `text_point` names the chunk point holding it: reads follow it, and
+ * writing such a document again leaves it one point (write.ts).
  */
 import type { Schemas } from "@qdrant/js-client-rest";
 import { KNOWN_FIELD_TYPES } from "../../domain/metadata.ts";

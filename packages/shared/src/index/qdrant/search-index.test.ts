@@ -146,7 +146,13 @@ describe("QdrantSearchIndex", () => {
       seen.push(docs.map((d) => `${d.docId}:v${d.version}`));
       return batchUpdate(name, args);
     };
-    expect(await index.indexDocuments([item(doc("d1", "falcon", {}, 2))])).toEqual([true]);
+    // Two chunks, written before the commit (a document of one whole chunk is written in it).
+    const v2 = doc("d1", "falcon hawk", {}, 2);
+    const chunks = [
+      { index: 0, text: "falcon", start: 0, end: 6 },
+      { index: 1, text: "hawk", start: 7, end: 11 },
+    ];
+    expect(await index.indexDocuments([{ doc: v2, chunks }])).toEqual([true]);
     // Both versions' chunks match "osprey falcon": the highest alone is shown, and the answer
     // still has k results. A query only the old version matches finds it (never missing).
     expect(seen).toEqual([
@@ -157,17 +163,28 @@ describe("QdrantSearchIndex", () => {
     const after = await index.search({ query: "osprey falcon", collections: ["c"], filter: parseFilter(""), k: 10 });
     expect(after.map((h) => h.text)).toEqual(["falcon", "osprey nest"]);
     const d1 = [...fake.collections.get("docs")!.points.values()].filter((p) => p.payload.doc_id === "d1");
-    expect(d1.map((p) => p.payload.version)).toEqual([2, 2]);
+    expect(d1.map((p) => p.payload.version)).toEqual([2, 2, 2]);
   });
 
-  it("writes a batch in three requests, whatever its size", async () => {
+  it("writes a batch in three requests, whatever its size, and one-point documents in two", async () => {
     const { fake, index } = setup();
     await index.indexDocuments(Array.from({ length: 3 }, (_, i) => item(doc(`d${i}`, "first"))));
     fake.calls.length = 0;
-    await index.indexDocuments(Array.from({ length: 200 }, (_, i) => item(doc(`d${i}`, "second", {}, 2))));
+    const twoChunks = (d: IndexedDocument) => ({
+      doc: d,
+      chunks: [
+        { index: 0, text: "sec", start: 0, end: 3 },
+        { index: 1, text: "ond", start: 3, end: 6 },
+      ],
+    });
+    await index.indexDocuments(Array.from({ length: 200 }, (_, i) => (i % 2 ? twoChunks : item)(doc(`d${i}`, "second", {}, 2))));
     expect(fake.calls.map((c) => c.method)).toEqual(["upsert", "batchUpdate", "scroll"]);
+    fake.calls.length = 0;
+    await index.indexDocuments(Array.from({ length: 200 }, (_, i) => item(doc(`d${i}`, "third", {}, 3))));
+    expect(fake.calls.map((c) => c.method)).toEqual(["batchUpdate", "scroll"]);
     expect(await index.search({ query: "first", collections: ["c"], filter: parseFilter(""), k: 5 })).toEqual([]);
-    expect((await index.search({ query: "second", collections: ["c"], filter: parseFilter(""), k: 500 })).length).toBe(200);
+    expect(await index.search({ query: "second", collections: ["c"], filter: parseFilter(""), k: 5 })).toEqual([]);
+    expect((await index.search({ query: "third", collections: ["c"], filter: parseFilter(""), k: 500 })).length).toBe(200);
   });
 
   it("withdraws a version that another writer superseded during its commit", async () => {

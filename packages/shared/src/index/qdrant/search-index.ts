@@ -20,7 +20,7 @@ import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "
 import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
-import { derivedLists, headOf, hitOf, metadataOf, newestOnly, storedChunkOf, versionPoints, type DocumentHead } from "./points.ts";
+import { derivedLists, headOf, hitOf, isKind, metadataOf, newestOnly, storedChunkOf, versionPoints, type DocumentHead } from "./points.ts";
 import { HEAD_PAYLOAD, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, metadataKey, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
@@ -56,7 +56,8 @@ export interface QdrantIndexOptions {
   fusion?: HybridFusion;
 }
 
-type Point = { id: string | number; score: number; payload?: Record<string, unknown> | null };
+type Payload = Record<string, unknown>;
+type Point = { id: string | number; score: number; payload?: Payload | null };
 
 /** Known fields Qdrant can order by: range-indexed (schema.ts), one value of one type per document. */
 const ORDERABLE = new Set(
@@ -71,6 +72,8 @@ const leanPayload = (orderBy: readonly OrderTerm[]) => [
   KEY.textPoint,
   ...orderBy.map((t) => metadataKey(t.field)),
 ];
+/** What the first page of an ordered lookup reads: everything a document shown needs, in one request. */
+const WHOLE_PAYLOAD = [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, KEY.metadata, KEY.text];
 const leanHeadOf = (point: Schemas["Record"]) => headOf({ ...point, payload: { [KEY.metadata]: {}, ...point.payload } });
 
 /** The reference order: ORDERBY terms, then collection and id. */
@@ -147,7 +150,9 @@ export class QdrantSearchIndex implements SearchIndex {
     const documents = upsertBatches(points.map((p) => p.document));
     for (const batch of documents.slice(0, -1))
       await this.#call("write points", (c, name) => c.upsert(name, { wait: true, points: batch }));
-    const superseded = supersededFilter(chosen.map(({ doc, chunks }) => ({ ...doc, chunks: chunkCount(chunks) })));
+    const superseded = supersededFilter(
+      chosen.map(({ doc, chunks }, i) => ({ ...doc, chunks: chunkCount(chunks), onePoint: points[i]!.chunks.length === 0 })),
+    );
     const operations: Schemas["UpdateOperation"][] = [{ upsert: { points: documents.at(-1)! } }, { delete: { filter: superseded } }];
     await this.#call("commit a version", (c, name) => c.batchUpdate(name, { wait: true, operations }));
     // A newer version written before (or while) this one: this one goes again. Until it has
@@ -164,7 +169,7 @@ export class QdrantSearchIndex implements SearchIndex {
   async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
     await this.#ensure();
     const points = await this.#scrollAll(documentFilter(doc.collection, doc.docId), { include: [KEY.kind, KEY.version, "sha256"] });
-    const head = points.find((p) => p.payload?.[KEY.kind] === KIND.document);
+    const head = points.find((p) => isKind(p.payload, KIND.document));
     if (!head || head.payload?.sha256 !== doc.sha256 || Number(head.payload?.[KEY.version]) > doc.version) return null;
     const committed = [KIND.chunk, KIND.document].map((kind) => ({ key: KEY.kind, match: { value: kind } }));
     const payload = { [KEY.version]: doc.version, [KEY.metadata]: doc.metadata, ...derivedLists(doc.metadata) };
@@ -174,7 +179,7 @@ export class QdrantSearchIndex implements SearchIndex {
         operations: [{ set_payload: { payload, filter: { ...documentFilter(doc.collection, doc.docId), should: committed } } }],
       }),
     );
-    return points.filter((p) => p.payload?.[KEY.kind] === KIND.chunk).length;
+    return points.filter((p) => isKind(p.payload, KIND.chunk)).length;
   }
 
   /** The committed version of each document that has one. */
@@ -335,7 +340,7 @@ export class QdrantSearchIndex implements SearchIndex {
   async findDocuments(request: FindRequest): Promise<IndexedDocument[]> {
     if (request.limit < 1) return [];
     const ordered = await this.#orderedPage(request);
-    if (ordered) return this.#withTexts(ordered, true);
+    if (ordered) return this.#withTexts(ordered.heads, true, ordered.read);
     const { heads, lean } = await this.#sortedHeads(request);
     return this.#withTexts(heads.slice(request.offset, request.offset + request.limit), lean);
   }
@@ -346,24 +351,26 @@ export class QdrantSearchIndex implements SearchIndex {
    * it, so Qdrant's order is the reference's): the first offset + limit documents having the
    * field, then every document tied with the last of them when one past them is (ties are ordered
    * by the later terms, then collection and id, here), or, when fewer have the field, the documents without it,
-   * which sort last. Null where that does not apply, or when a document shows two versions (a
-   * write in progress): every match is then read.
+   * which sort last. The first page is read whole, texts included (`read`, by point id): one
+   * request for the common lookup; later pages and ties are read lean. Null where that does not
+   * apply, or when a document shows two versions (a write in progress): every match is then read.
    */
-  async #orderedPage(request: FindRequest): Promise<DocumentHead[] | null> {
+  async #orderedPage(request: FindRequest): Promise<{ heads: DocumentHead[]; read: Map<string, Payload> } | null> {
     const [first] = request.filter.orderBy;
     const compiled = compileFilter(request.filter);
     if (!first || !compiled.exact || !ORDERABLE.has(first.field)) return null;
     const filter = scopeFilter(KIND.document, request.collections, compiled.condition);
-    if (filter === null) return [];
+    if (filter === null) return { heads: [], read: new Map() };
     await this.#ensure();
     const key = metadataKey(first.field);
     const want = request.offset + request.limit;
     const payload = leanPayload(request.filter.orderBy);
     const must = filter.must as Schemas["Condition"][];
     const order = { key, direction: first.descending ? "desc" : "asc" } as const;
+    const firstPayload = request.offset === 0 ? WHOLE_PAYLOAD : payload;
     // One more than the page: when it is not tied with the page's last, no document past the page is.
     const { points } = await this.#call("scroll", (c, name) =>
-      c.scroll(name, { filter, limit: want + 1, with_payload: payload, with_vector: false, order_by: order }),
+      c.scroll(name, { filter, limit: want + 1, with_payload: firstPayload, with_vector: false, order_by: order }),
     );
     const valueOf = (p: Schemas["Record"]) => (p.payload?.[KEY.metadata] as Record<string, unknown> | undefined)?.[first.field];
     let found: Schemas["Record"][];
@@ -380,9 +387,11 @@ export class QdrantSearchIndex implements SearchIndex {
     } else {
       found = [...points, ...(await this.#scrollAll({ must: [...must, { is_empty: { key } }] }, payload))];
     }
-    const heads = found.map(leanHeadOf);
+    // A point read whole in the first request is shown from it (a tie read again lean included).
+    const read = new Map(firstPayload === payload ? [] : points.map((p) => [String(p.id), p.payload ?? {}]));
+    const heads = found.map((p) => (read.has(String(p.id)) ? headOf({ id: p.id, payload: read.get(String(p.id)) }) : leanHeadOf(p)));
     if (new Set(heads.map((h) => docKey(h.collection, h.docId))).size < heads.length) return null;
-    return heads.sort((a, b) => compareHeads(a, b, request.filter.orderBy)).slice(request.offset, want);
+    return { heads: heads.sort((a, b) => compareHeads(a, b, request.filter.orderBy)).slice(request.offset, want), read };
   }
 
   /** Every match's head is held while sorting (no text); texts are read a batch at a time. */
@@ -416,24 +425,24 @@ export class QdrantSearchIndex implements SearchIndex {
     return { heads, lean };
   }
 
-  /** The page's documents with their texts (and their whole metadata, for lean heads). */
-  async #withTexts(page: DocumentHead[], lean: boolean): Promise<IndexedDocument[]> {
-    if (page.length === 0) return [];
-    const records = await this.#call("read texts", (c, name) =>
-      c.retrieve(
-        name,
-        textRequest(
-          page.map((h) => h.textId),
-          lean,
-        ),
-      ),
-    );
-    const byId = new Map(records.map((r) => [String(r.id), r.payload]));
+  /**
+   * The page's documents with their texts: taken from `read` (points already read whole, their
+   * heads whole too), the others read now, with their whole metadata for lean heads.
+   */
+  async #withTexts(page: DocumentHead[], lean: boolean, read = new Map<string, Payload>()): Promise<IndexedDocument[]> {
+    const hasText = (id: string | number) => typeof read.get(String(id))?.[KEY.text] === "string";
+    const missing = page.filter((h) => !hasText(h.textId)).map((h) => h.textId);
+    const byId = new Map<string, { payload: Payload | null | undefined; lean: boolean }>();
+    for (const [id, payload] of read) byId.set(id, { payload, lean: false });
+    if (missing.length > 0) {
+      const records = await this.#call("read texts", (c, name) => c.retrieve(name, textRequest(missing, lean)));
+      for (const r of records) byId.set(String(r.id), { payload: r.payload, lean });
+    }
     return page.flatMap(({ textId, collection, docId, version, metadata }) => {
-      const payload = byId.get(String(textId));
-      const text = payload?.[KEY.text];
+      const found = byId.get(String(textId));
+      const text = found?.payload?.[KEY.text];
       if (typeof text !== "string") return [];
-      return [{ collection, docId, version, metadata: lean ? metadataOf(payload) : metadata, text }];
+      return [{ collection, docId, version, metadata: found!.lean ? metadataOf(found!.payload) : metadata, text }];
     });
   }
 
@@ -444,11 +453,11 @@ export class QdrantSearchIndex implements SearchIndex {
     const committed = { key: KEY.kind, match: { any: [KIND.chunk, KIND.document] } };
     const payload = [KEY.kind, KEY.version, KEY.chunkIndex, KEY.text, "start", "end", "cite"];
     const points = await this.#scrollAll({ must: [...(base.must as Schemas["Condition"][]), committed] }, payload);
-    const heads = points.filter((p) => p.payload?.[KEY.kind] === KIND.document).map((p) => Number(p.payload?.[KEY.version]));
+    const heads = points.filter((p) => isKind(p.payload, KIND.document)).map((p) => Number(p.payload?.[KEY.version]));
     if (heads.length === 0) return null;
     const version = Math.max(...heads);
     const chunks = points
-      .filter((p) => p.payload?.[KEY.kind] === KIND.chunk && Number(p.payload[KEY.version]) === version)
+      .filter((p) => isKind(p.payload, KIND.chunk) && Number(p.payload?.[KEY.version]) === version)
       .map((p) => storedChunkOf(p.payload))
       .sort((a, b) => a.chunkIndex - b.chunkIndex);
     return { version, chunks };

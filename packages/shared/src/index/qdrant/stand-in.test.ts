@@ -48,8 +48,8 @@ async function observe(client: QdrantApi, name: string): Promise<Observation[]> 
     const doc = { collection: i % 2 ? "a" : "b", docId: `d${i}`, version, metadata, text };
     const chunks = [{ index: 0, text, start: 0, end: text.length, vector }];
     const points = versionPoints(doc, chunks);
-    await client.upsert(name, { wait: true, points: points.chunks });
-    const superseded = supersededFilter([{ ...doc, chunks: chunkCount(chunks) }]);
+    if (points.chunks.length > 0) await client.upsert(name, { wait: true, points: points.chunks });
+    const superseded = supersededFilter([{ ...doc, chunks: chunkCount(chunks), onePoint: points.chunks.length === 0 }]);
     await client.batchUpdate(name, {
       wait: true,
       operations: [{ upsert: { points: [points.document] } }, { delete: { filter: superseded } }],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
+import { matchesFilter } from "../../../test-support/qdrant-interpret.ts";
 import { chunkCount, collectionFilter, documentFilter, supersededFilter, upsertBatches, versionsFilter } from "./write.ts";
 
 describe("write requests", () => {
@@ -26,6 +27,25 @@ describe("write requests", () => {
       ],
     });
     expect(filter).toEqual({ should: [of("c", "d", 3, 2), of("e", "f", 1, 5)] });
+  });
+
+  it("supersede, beside a one-point document, the chunk points an earlier attempt of its version left", () => {
+    const filter = supersededFilter([{ collection: "c", docId: "d", version: 3, chunks: 1, onePoint: true }]);
+    const point = (kind: string | string[], version: number, chunkIndex?: number) => ({
+      kind,
+      collection: "c",
+      doc_id: "d",
+      version,
+      ...(chunkIndex === undefined ? {} : { chunk_index: chunkIndex }),
+    });
+    const gone = (payload: Record<string, unknown>) => matchesFilter(filter, payload);
+    expect(gone(point(["chunk", "document"], 3, 0))).toBe(false); // the point just written
+    expect(gone(point("chunk", 3, 0))).toBe(true); // an attempt that wrote chunks and a document point
+    expect(gone(point("chunk", 3, 1))).toBe(true);
+    expect(gone(point(["chunk", "document"], 2, 0))).toBe(true);
+    expect(gone(point("document", 2))).toBe(true);
+    expect(gone(point(["chunk", "document"], 4, 0))).toBe(false);
+    expect(gone({ ...point("chunk", 3, 0), doc_id: "e" })).toBe(false);
   });
 
   it("find the committed versions of a batch's documents", () => {

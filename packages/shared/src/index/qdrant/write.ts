@@ -2,13 +2,14 @@
  * The write requests. A batch of document versions is written in a fixed number of requests,
  * whatever the number of documents in it (index/qdrant/search-index.ts sends them in order):
  *
- * 1. their chunk points are upserted, in requests bounded by UPSERT_LIMITS, with ids that
- *    depend only on collection, document, version and chunk, so a retried job overwrites its
- *    own points;
+ * 1. the chunk points of documents of several chunks are upserted, in requests bounded by
+ *    UPSERT_LIMITS, with ids that depend only on collection, document, version and chunk, so a
+ *    retried job overwrites its own points;
  * 2. one batch request upserts their document points (after every chunk of their version, so a
- *    read that finds a document point finds all its chunks), then deletes, in one operation,
- *    every point of an older version of those documents and chunks of the same version beyond
- *    its chunk count (left by an earlier attempt that made more chunks). Qdrant applies a
+ *    read that finds a document point finds all its chunks; a document of one whole chunk is
+ *    that one point, points.ts), then deletes, in one operation, every point of an older
+ *    version of those documents and the chunk points of the same version that an earlier
+ *    attempt left (beyond the chunk count, or beside a one-point document). Qdrant applies a
  *    batch's operations in order, each on every shard before the next;
  * 3. one scroll reads the highest version of each document: a version older than one already
  *    written (a stale job, a race between two workers) is deleted again and refused.
@@ -36,12 +37,13 @@ function ofDocument(collection: string, docId: string): Condition[] {
   return [is(KEY.collection, collection), is(KEY.docId, docId)];
 }
 
-/** A version written, with the number of chunks it has. */
-export type Written = Pick<IndexedDocument, "collection" | "docId" | "version"> & { chunks: number };
+/** A version written: the number of chunks it has, or `onePoint` when it is one point of both kinds. */
+export type Written = Pick<IndexedDocument, "collection" | "docId" | "version"> & { chunks: number; onePoint?: boolean };
 
 /**
  * What a batch's versions supersede, as one filter: for each document, every point of an older
- * version, and chunks of the written version from its chunk count on.
+ * version, and of the written version the chunk points from its chunk count on, or, for a
+ * one-point document, every point that is not a document point (its own point is one).
  */
 export function supersededFilter(written: readonly Written[]): Schemas["Filter"] {
   return {
@@ -51,7 +53,9 @@ export function supersededFilter(written: readonly Written[]): Schemas["Filter"]
         {
           should: [
             { key: KEY.version, range: { lt: doc.version } },
-            { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: doc.chunks } }] },
+            doc.onePoint
+              ? { must: [is(KEY.version, doc.version)], must_not: [is(KEY.kind, KIND.document)] }
+              : { must: [is(KEY.version, doc.version), { key: KEY.chunkIndex, range: { gte: doc.chunks } }] },
           ],
         },
       ],
