@@ -3,7 +3,8 @@
  * binary, fresh storage) fed the same documents by 4 concurrent clients (batches of 64,
  * `wait=true`), with Qdrant's own BM25 inference (`qdrant/bm25`, IDF modifier), a keyword index
  * on status and integer indexes on priority and created; then, once Qdrant is quiet (its
- * optimizer done), the same three query sets, 8 at once: search k=10, search k=10 filtered, and the tag lookup as one scroll ordered by created.
+ * optimizer done), the same three query sets, 8 at once: search k=10, search k=10 filtered,
+ * and the tag lookup as one scroll ordered by created.
  */
 import { QdrantTestServer } from "@docstore/shared/testing";
 import { fmt } from "./lib.ts";

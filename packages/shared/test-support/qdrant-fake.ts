@@ -84,11 +84,11 @@ export class FakeQdrant implements QdrantApi {
     type Sparse = Record<string, Schemas["SparseVectorParams"]>;
     const { sparse_vectors: sparse, ...rest } = args as { sparse_vectors?: Sparse };
     if (Object.keys(rest).length > 0) throw new FakeApiError(400, `updates other than sparse_vectors are not supported here`);
+    const all = (c.config.sparse_vectors ?? {}) as Sparse;
     for (const [vector, params] of Object.entries(sparse ?? {})) {
-      const all = c.config.sparse_vectors as Sparse | undefined;
-      const current = all?.[vector];
+      const current = all[vector];
       if (!current) throw new FakeApiError(400, `Wrong input: Not existing vector name error: ${vector}`);
-      all![vector] = { ...current, ...params, index: { ...current.index, ...params.index } };
+      all[vector] = { ...current, ...params, index: { ...current.index, ...params.index } };
     }
     return true;
   };

@@ -3,6 +3,7 @@
  */
 import { QdrantClient } from "@qdrant/js-client-rest";
 import { UnavailableError } from "../../errors.ts";
+import { httpTransport, type Transport } from "./transport.ts";
 
 /** The client's methods the adapter calls; tests can hand in anything with these. */
 export type QdrantApi = Pick<
@@ -28,12 +29,22 @@ export interface QdrantConnection {
   timeoutMs?: number;
 }
 
+/** One transport for every client of the process: its kept-alive connections are shared. */
+let shared: Transport | undefined;
+
 export function createQdrantClient({ url, apiKey, timeoutMs = 30_000 }: QdrantConnection): QdrantClient {
+  shared ??= httpTransport();
   // No compatibility check: it is a request at construction whose failure is only logged.
-  // Answers uncompressed: fetch asks for gzip by default, and Qdrant then compresses every
-  // answer, which cost more CPU (Qdrant's and this process's) than the search itself: 4.1 and
-  // 2.9 ms a search against 1.2 and 1.3 (docs/benchmarks.md).
-  return new QdrantClient({ url, apiKey, timeout: timeoutMs, checkCompatibility: false, headers: { "accept-encoding": "identity" } });
+  // Answers uncompressed: Qdrant then compresses none (it did for fetch, which asks for gzip by
+  // default, at more CPU than the search itself: docs/benchmarks.md).
+  return new QdrantClient({
+    url,
+    apiKey,
+    timeout: timeoutMs,
+    checkCompatibility: false,
+    headers: { "accept-encoding": "identity" },
+    transport: shared,
+  });
 }
 
 /** HTTP status of an error the client raised for a response, if it is one. */

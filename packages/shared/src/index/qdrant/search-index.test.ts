@@ -81,7 +81,7 @@ describe("QdrantSearchIndex", () => {
   it("sets the sparse full-scan threshold on a collection made without it, once", async () => {
     const fake = new FakeQdrant();
     await fake.createCollection("docs", { vectors: {}, sparse_vectors: { bm25: { modifier: "idf" } } });
-    for (let process = 0; process < 2; process++) {
+    for (let opened = 0; opened < 2; opened++) {
       const { index } = setup({ fake });
       await index.findDocuments({ collections: ["c"], filter: parseFilter(""), limit: 10, offset: 0 });
     }
