@@ -73,6 +73,27 @@ describe("the Qdrant client's transport", () => {
     }
   });
 
+  it("sends a request once more when Qdrant closed the kept-alive connection it went on", async () => {
+    const served = new Map<number, number>();
+    const server = await serve((req, res) => {
+      const port = req.socket.remotePort!;
+      served.set(port, (served.get(port) ?? 0) + 1);
+      // A connection's second request finds it closing, as an idle one Qdrant closes does.
+      if (served.get(port)! > 1) req.socket.destroy();
+      else json(res, 200, { result: { points: [], next_page_offset: null }, status: "ok", time: 0 });
+    });
+    try {
+      const client = createQdrantClient({ url: server.url });
+      expect(await client.scroll("c", { limit: 1 })).toEqual({ points: [], next_page_offset: null });
+      expect(await client.scroll("c", { limit: 2 })).toEqual({ points: [], next_page_offset: null });
+      const ports = server.seen.map((s) => s.port);
+      expect([ports.length, ports[1] === ports[0], ports[2] === ports[1]]).toEqual([3, true, false]);
+      expect(server.seen.map((s) => JSON.parse(s.body).limit)).toEqual([1, 2, 2]);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("gives Qdrant's refusals their status and reason, and its overload a 503", async () => {
     const server = await serve((req, res) => {
       if (req.url!.includes("busy")) json(res, 503, { status: { error: "shutting down" }, time: 0 });

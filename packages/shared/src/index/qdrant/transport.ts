@@ -26,60 +26,88 @@ function abortError(signal: AbortSignal): Error {
   return reason instanceof Error && reason.name === "AbortError" ? reason : new DOMException("This operation was aborted", "AbortError");
 }
 
+/** An error of a request sent on a kept-alive connection that the server had closed meanwhile. */
+class StaleConnection extends Error {
+  readonly error: Error;
+  constructor(error: Error) {
+    super(error.message, { cause: error });
+    this.error = error;
+  }
+}
+
+type Agents = Record<"http:" | "https:", http.Agent>;
+
 /**
  * A transport keeping up to `maxSockets` connections per Qdrant node open between requests. An
  * aborted request (the client's timeout) fails with an AbortError, as fetch's does; a refused
  * or reset connection fails with the socket's error, which has no status (so callers read it
- * as Qdrant out of reach).
+ * as Qdrant out of reach). A request whose kept-alive connection turns out closed by Qdrant
+ * (it closes idle ones) is sent once more, on another connection: every request docstore sends
+ * can be sent twice (writes are upserts of fixed ids and deletions by filter).
  */
 export function httpTransport({ maxSockets = 25 }: { maxSockets?: number } = {}): Transport {
-  const agents = {
+  const agents: Agents = {
     "http:": new http.Agent({ keepAlive: true, maxSockets }),
     "https:": new https.Agent({ keepAlive: true, maxSockets }),
   };
-  return (url, init) =>
-    new Promise<TransportResponse>((resolve, reject) => {
-      const target = new URL(url);
-      const protocol = target.protocol === "https:" ? "https:" : "http:";
-      const signal = init.signal ?? undefined;
-      if (signal?.aborted) return reject(abortError(signal));
-      const headers: Record<string, string> = {};
-      new Headers(init.headers ?? {}).forEach((value, key) => {
-        headers[key] = value;
+  return async (url, init) => {
+    try {
+      return await send(agents, url, init);
+    } catch (err) {
+      if (!(err instanceof StaleConnection)) throw err;
+      return send(agents, url, init).catch((again: unknown) => {
+        throw again instanceof StaleConnection ? again.error : again;
       });
-      const body = init.body ?? undefined;
-      if (body !== undefined && typeof body !== "string") return reject(new TypeError("Qdrant transport: a body is JSON text"));
-      if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
-      const send = protocol === "https:" ? https.request : http.request;
-      const req = send(target, { method: init.method ?? "GET", agent: agents[protocol], headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("error", reject);
-        res.on("end", () => {
-          signal?.removeEventListener("abort", onAbort);
-          const text = Buffer.concat(chunks).toString("utf8");
-          const status = res.statusCode ?? 0;
-          resolve({
-            status,
-            statusText: res.statusMessage ?? "",
-            ok: status >= 200 && status < 300,
-            url,
-            headers: {
-              get: (name) => {
-                const value = res.headers[name.toLowerCase()];
-                return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
-              },
+    }
+  };
+}
+
+function send(agents: Agents, url: string, init: RequestInit): Promise<TransportResponse> {
+  return new Promise<TransportResponse>((resolve, reject) => {
+    const target = new URL(url);
+    const protocol = target.protocol === "https:" ? "https:" : "http:";
+    const signal = init.signal ?? undefined;
+    if (signal?.aborted) return reject(abortError(signal));
+    const headers: Record<string, string> = {};
+    new Headers(init.headers ?? {}).forEach((value, key) => {
+      headers[key] = value;
+    });
+    const body = init.body ?? undefined;
+    if (body !== undefined && typeof body !== "string") return reject(new TypeError("Qdrant transport: a body is JSON text"));
+    if (body !== undefined) headers["content-length"] = String(Buffer.byteLength(body));
+    const request = protocol === "https:" ? https.request : http.request;
+    let answered = false;
+    const req = request(target, { method: init.method ?? "GET", agent: agents[protocol], headers }, (res) => {
+      answered = true;
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("error", reject);
+      res.on("end", () => {
+        signal?.removeEventListener("abort", onAbort);
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = res.statusCode ?? 0;
+        resolve({
+          status,
+          statusText: res.statusMessage ?? "",
+          ok: status >= 200 && status < 300,
+          url,
+          headers: {
+            get: (name) => {
+              const value = res.headers[name.toLowerCase()];
+              return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
             },
-            text: () => Promise.resolve(text),
-          });
+          },
+          text: () => Promise.resolve(text),
         });
       });
-      const onAbort = () => req.destroy(abortError(signal!));
-      signal?.addEventListener("abort", onAbort, { once: true });
-      req.on("error", (err) => {
-        signal?.removeEventListener("abort", onAbort);
-        reject(err);
-      });
-      req.end(body);
     });
+    const onAbort = () => req.destroy(abortError(signal!));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    req.on("error", (err: NodeJS.ErrnoException) => {
+      signal?.removeEventListener("abort", onAbort);
+      const stale = req.reusedSocket && !answered && !signal?.aborted && (err.code === "ECONNRESET" || err.code === "EPIPE");
+      reject(stale ? new StaleConnection(err) : err);
+    });
+    req.end(body);
+  });
 }
