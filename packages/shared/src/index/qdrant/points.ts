@@ -67,9 +67,12 @@ export function chunkPayload(doc: IndexedDocument, chunk: ChunkInput): Payload {
   };
 }
 
+/** What a document point adds: the hash of the content it was made from, when known (refreshDocument). */
+const hashOf = (doc: IndexedDocument): Payload => (doc.sha256 ? { sha256: doc.sha256 } : {});
+
 /** A document point's payload: its metadata and its whole text. */
 export function documentPayload(doc: IndexedDocument): Payload {
-  return { ...basePayload(doc, KIND.document), [KEY.text]: doc.text, ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+  return { ...basePayload(doc, KIND.document), [KEY.text]: doc.text, ...hashOf(doc) };
 }
 
 /** Whether a point is of a kind: `kind` is one kind, or both for a whole document (versionPoints). */
@@ -101,7 +104,7 @@ export function versionPoints(
   const id = pointId(doc.collection, doc.docId, doc.version, "document");
   const [only] = chunks;
   if (chunks.length === 1 && only!.start === 0 && only!.end === doc.text.length && only!.text === doc.text) {
-    const payload = { ...chunkPayload(doc, only!), [KEY.kind]: [KIND.chunk, KIND.document], ...(doc.sha256 ? { sha256: doc.sha256 } : {}) };
+    const payload = { ...chunkPayload(doc, only!), [KEY.kind]: [KIND.chunk, KIND.document], ...hashOf(doc) };
     return { chunks: [], document: { id, vector: vectorOf(only!), payload } };
   }
   const points = chunks.map((chunk) => ({

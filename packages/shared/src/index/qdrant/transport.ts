@@ -68,8 +68,10 @@ function send(agents: Agents, url: string, init: RequestInit): Promise<Transport
     const protocol = target.protocol === "https:" ? "https:" : "http:";
     const signal = init.signal ?? undefined;
     if (signal?.aborted) return reject(abortError(signal));
+    // The client hands a Headers object; anything else a fetch init allows is read through one.
+    const given = init.headers instanceof Headers ? init.headers : new Headers(init.headers ?? {});
     const headers: Record<string, string> = {};
-    new Headers(init.headers ?? {}).forEach((value, key) => {
+    given.forEach((value, key) => {
       headers[key] = value;
     });
     const body = init.body ?? undefined;
