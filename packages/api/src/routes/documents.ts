@@ -12,7 +12,7 @@ import {
   type Catalog,
   type DocumentRecord,
 } from "@docstore/shared";
-import { streamList } from "../stream.ts";
+import { sendJson, streamList } from "../stream.ts";
 import { principalOf } from "../access.ts";
 import { unknownCollections } from "../unknown-collection.ts";
 import type { AppContext } from "../context.ts";
@@ -121,7 +121,7 @@ export function documentRoutes(ctx: AppContext): Route[] {
         }
         const items = found.slice(0, q.limit);
         const next = found.length > q.limit ? documentCursor(items.at(-1)!.docId) : null;
-        res.json({ collection_name: q.collection_name, warnings, documents: items.map(listed), next_cursor: next });
+        sendJson(res, { collection_name: q.collection_name, warnings, documents: items.map(listed), next_cursor: next });
       },
     }),
     route({
@@ -154,7 +154,7 @@ export function documentRoutes(ctx: AppContext): Route[] {
         const all = indexed?.chunks ?? [];
         const offset = q.cursor === undefined ? 0 : decodeCursor(q.cursor, "number");
         const end = q.limit === undefined ? all.length : offset + q.limit;
-        res.json({
+        sendJson(res, {
           collection_name: q.collection_name,
           doc_id: q.id_value,
           status: record.status,

@@ -12,7 +12,7 @@ import {
   type Logger,
 } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
-import { streamList } from "../stream.ts";
+import { sendJson, streamList } from "../stream.ts";
 import { unknownCollections } from "../unknown-collection.ts";
 import { citationFields } from "../citations.ts";
 import type { AppContext } from "../context.ts";
@@ -99,7 +99,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
         `query: every word of the query is a stopword (${stopwords.map((w) => `"${w}"`).join(", ")}), which full-text search leaves out; add a word that says what to find`,
       );
     }
-    res.json({
+    sendJson(res, {
       warnings: warnings.length > 0 ? warnings : undefined,
       results: hits.map((h) => ({
         doc_id: h.docId,
@@ -135,7 +135,7 @@ export function searchRoutes(ctx: AppContext): Route[] {
       return;
     }
     const docs = await ctx.services.index.findDocuments({ collections, filter, limit: q.limit + 1, offset });
-    res.json({
+    sendJson(res, {
       warnings,
       documents: docs.slice(0, q.limit).map(shown),
       next_cursor: docs.length > q.limit ? encodeCursor(offset + q.limit) : null,
