@@ -69,6 +69,7 @@ export { metadataJsonSchema, parseMetadata, parseMetadataJson, type Metadata } f
 export { COLLECTION_NAME, COLLECTION_NAME_RULE, DOC_ID, DOC_ID_RULE, blobKeyFor } from "./domain/names.ts";
 export { decodeCursor, documentCursor, encodeCursor } from "./domain/cursor.ts";
 export { MAX_JSON_DEPTH, jsonDepth, tooDeep } from "./domain/json.ts";
+export { jsonBytes } from "./json-bytes.ts";
 export { SUPPORTED_TYPES, type SupportedType } from "./domain/media-types.ts";
 export { parseFilter } from "./filter/parse.ts";
 export { evaluate as matchesFilter } from "./filter/evaluate.ts";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonBytes } from "./stream.ts";
+import { jsonBytes } from "./json-bytes.ts";
 
 describe("jsonBytes", () => {
   it("writes the bytes JSON.stringify writes, its arrays an element at a time", () => {
