@@ -234,6 +234,12 @@ export interface SearchIndex {
    * metadata, without touching its chunks, and returns its chunk count; otherwise null.
    */
   refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null>;
+  /**
+   * Resolves once what this instance wrote before the call is found by searches at their own
+   * speed (LanceDB: in the full-text index, not in the tail every search scans). The worker marks
+   * documents ready then. Absent where what is written is indexed as it is written (Qdrant).
+   */
+  whenSearchable?(): Promise<void>;
   /** Removes a document; with `version`, only if that is the version indexed. */
   deleteDocument(collection: string, docId: string, version?: number): Promise<void>;
   deleteCollection(collection: string): Promise<void>;

@@ -9,7 +9,7 @@ export { startOpenAIServer, fakeEmbedding, type OpenAIServer } from "./openai-se
 export { RedisServer, freePort, portAnswers, testRedisPrefix, deleteRedisKeys } from "./redis-server.ts";
 export { makePdf, makeScannedPdf } from "./pdf-fixture.ts";
 export { makeDocx, makeOdt, makePptx, makeXlsx, makeZipBomb } from "./office-fixtures.ts";
-export { indexAudit, indexRows, type IndexRow, type LanceAudit } from "./lance-index.ts";
+export { indexAudit, indexRows, indexCounts, type IndexRow, type LanceAudit } from "./lance-index.ts";
 export {
   QdrantTestServer,
   qdrantSource,

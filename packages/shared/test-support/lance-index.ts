@@ -78,3 +78,17 @@ export async function indexAudit(dataDir: string): Promise<LanceAudit> {
     headsPerDocument,
   };
 }
+
+/** The chunk table's rows, and those outside its full-text index (found by a scan of the tail until a maintenance run). */
+export async function indexCounts(dataDir: string): Promise<{ rows: number; unindexed: number }> {
+  const db = await connect(path.join(dataDir, "index"));
+  try {
+    const table = await db.openTable("chunks");
+    const stats = await table.indexStats("text_idx");
+    const rows = await table.countRows();
+    table.close();
+    return { rows, unindexed: stats?.numUnindexedRows ?? 0 };
+  } finally {
+    db.close();
+  }
+}

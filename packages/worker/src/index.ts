@@ -1,6 +1,7 @@
 import { createChunker, type Config, type JobHandlers, type Logger, type WorkerServices } from "@docstore/shared";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 import { createExtractor } from "./extractor.ts";
+import { ReadyMarks } from "./ready-marks.ts";
 import type { WorkerMetrics } from "./metrics.ts";
 
 export { startEmbeddedWorker, type EmbeddedWorker } from "./embedded.ts";
@@ -26,6 +27,9 @@ export function runWorker(
     extractor,
     logger,
     chunker,
+    // The embedded worker only: a worker process's jobs are done once its batch returns, and a
+    // document left processing past RECOVERY_INTERVAL_S would be queued again (doctor/lost-jobs.ts).
+    readyMarks: config.queue.kind === "local" ? new ReadyMarks(logger) : undefined,
   };
   const handlers: JobHandlers = {
     ingest: async (jobs, attempt) => {
@@ -44,6 +48,7 @@ export function runWorker(
   return {
     async stop() {
       await services.queue.stop();
+      await deps.readyMarks?.flush();
       await extractor.close();
       await chunker.close();
     },

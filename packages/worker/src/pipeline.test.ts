@@ -16,7 +16,10 @@ import {
   type ClaimedJob,
   type LocalCatalog,
 } from "@docstore/shared";
+import { LanceSearchIndex } from "@docstore/shared/index/lancedb";
+import { indexCounts } from "@docstore/shared/testing";
 import { createExtractor } from "./extractor.ts";
+import { ReadyMarks } from "./ready-marks.ts";
 import { ingestBatch, type PipelineDeps } from "./pipeline.ts";
 
 // The embedded mode's parts, on a folder of their own: the catalog is also the queue.
@@ -154,5 +157,65 @@ describe("ingestion of the jobs the catalog's queue claims", () => {
     expect(await catalog.get(c, "kept")).toMatchObject({ version: 2, status: "ready", error: null });
     expect(await catalog.get(c, "blobless")).toMatchObject({ version: 2, status: "ready", error: null });
     expect((await catalog.listCollections()).find((s) => s.name === c)).toMatchObject({ documents: 2, ready: 2, pending: 0, failed: 0 });
+  });
+});
+
+describe("documents marked ready once the index searches them at its speed", () => {
+  /** A LanceDB index that maintains itself (the worker's), on a folder of its own, and the marks that wait for it. */
+  const maintained = (options: { maintainEveryMs: number }) => {
+    const index = new LanceSearchIndex({ dir: path.join(dir, "maintained", "index"), dimensions: null, restTailRows: 2, ...options });
+    const readyMarks = new ReadyMarks(deps.logger);
+    deps = { ...deps, index, readyMarks };
+    return { index, readyMarks };
+  };
+  const unindexed = async () => (await indexCounts(path.join(dir, "maintained"))).unindexed;
+  const statuses = async (ids: string[]) => Promise.all(ids.map(async (id) => (await catalog.get(c, id))?.status));
+  const ids = ["a", "b", "c", "d", "e"];
+
+  it("keeps a batch processing until a maintenance run folded it in, while the next batches go on", async () => {
+    const { index } = maintained({ maintainEveryMs: 200 });
+    for (const id of ids) await load(id, `the ${id} sandpiper`);
+    const afterBatch: (string | undefined)[][] = [];
+    services.queue.start({
+      ingest: async (jobs, attempt) => {
+        await ingestBatch(jobs, deps, attempt);
+        afterBatch.push(await statuses(jobs.map((j) => j.docId)));
+      },
+    });
+    for (let waited = 0; (await statuses(ids)).some((s) => s !== "ready"); waited += 20) {
+      if (waited > 10_000) throw new Error("documents not ready after 10 s");
+      await services.queue.enqueue([]);
+      await sleep(20);
+    }
+    // The batch came back before its documents were marked (the run starts once writes pause).
+    expect(afterBatch[0]!.every((s) => s === "processing")).toBe(true);
+    expect(await unindexed()).toBe(0);
+    expect((await index.search({ query: "sandpiper", collections: [c], filter: parseFilter(""), k: 10 })).length).toBe(5);
+    await index.close();
+  });
+
+  it("marks what waits at once when the worker stops", async () => {
+    // The timer would look in a minute; writes' pause would start a run in 1 s.
+    const { index, readyMarks } = maintained({ maintainEveryMs: 60_000 });
+    for (const id of ids) await load(id, `the ${id} turnstone`);
+    let batches = 0;
+    services.queue.start({
+      ingest: async (jobs, attempt) => {
+        await ingestBatch(jobs, deps, attempt);
+        batches += jobs.length;
+      },
+    });
+    for (let waited = 0; batches < ids.length; waited += 20) {
+      if (waited > 10_000) throw new Error("batches not handled after 10 s");
+      await services.queue.enqueue([]);
+      await sleep(20);
+    }
+    await services.queue.stop();
+    expect(await statuses(ids)).toEqual(ids.map(() => "processing"));
+    await readyMarks.flush();
+    expect(await statuses(ids)).toEqual(ids.map(() => "ready"));
+    expect(await unindexed()).toBe(5); // found by the scan of the tail
+    expect((await index.search({ query: "turnstone", collections: [c], filter: parseFilter(""), k: 10 })).length).toBe(5);
+    await index.close();
   });
 });

@@ -19,6 +19,7 @@ import {
   type SearchIndex,
   type SupportedType,
 } from "@docstore/shared";
+import type { ReadyMarks } from "./ready-marks.ts";
 
 export interface PipelineDeps {
   catalog: Catalog;
@@ -30,6 +31,12 @@ export interface PipelineDeps {
   logger: Logger;
   /** Chunks extracted text, on threads of its own or not (createChunker). */
   chunker: Chunker;
+  /**
+   * Where documents written wait to be marked ready until the index says searches find them at
+   * their speed (SearchIndex.whenSearchable), while the next batches go on. Without it they are
+   * marked ready as soon as they are written.
+   */
+  readyMarks?: ReadyMarks;
 }
 
 interface Prepared {
@@ -117,13 +124,32 @@ async function ingest(jobs: ClaimedJob[], deps: PipelineDeps): Promise<void> {
     await Promise.all(prepared.map(({ record: r }) => deps.catalog.markFailed(r.collection, r.docId, r.version, err.message)));
     return;
   }
-  await Promise.all(
-    prepared.map(async ({ record, chunks }, i) => {
-      if (!applied[i]) return;
-      const stillCurrent = await deps.catalog.markReady(record.collection, record.docId, record.version, chunks.length);
-      if (!stillCurrent) await deps.index.deleteDocument(record.collection, record.docId, record.version);
-    }),
+  // What the marks need, and no more: a large load's documents may wait for them by the hundred thousand.
+  const written = prepared.flatMap(({ record: { collection, docId, version }, chunks }, i) =>
+    applied[i] ? [{ collection, docId, version, chunks: chunks.length }] : [],
   );
+  await markWhenSearchable(written, deps);
+}
+
+interface Written {
+  collection: string;
+  docId: string;
+  version: number;
+  chunks: number;
+}
+
+/** Marks a version ready; one deleted or loaded again meanwhile is removed from the index again. */
+async function markReady({ collection, docId, version, chunks }: Written, deps: PipelineDeps): Promise<void> {
+  const stillCurrent = await deps.catalog.markReady(collection, docId, version, chunks);
+  if (!stillCurrent) await deps.index.deleteDocument(collection, docId, version);
+}
+
+/** Marks the versions ready at once, or, with readyMarks, once they are searchable (after this batch). */
+async function markWhenSearchable(written: Written[], deps: PipelineDeps): Promise<void> {
+  const mark = () => Promise.all(written.map((w) => markReady(w, deps)));
+  const searchable = deps.readyMarks ? deps.index.whenSearchable?.() : undefined;
+  if (searchable) deps.readyMarks!.after(searchable, mark);
+  else await mark();
 }
 
 /**
@@ -135,8 +161,7 @@ async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<bool
   const { collection, docId, version, metadata, sha256 } = record;
   const chunks = await deps.index.refreshDocument({ collection, docId, version, metadata, sha256 });
   if (chunks === null) return false;
-  const stillCurrent = await deps.catalog.markReady(collection, docId, version, chunks);
-  if (!stillCurrent) await deps.index.deleteDocument(collection, docId, version);
+  await markWhenSearchable([{ collection, docId, version, chunks }], deps);
   return true;
 }
 

@@ -169,6 +169,72 @@ describe("LanceSearchIndex maintenance", () => {
     expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 50 })).toHaveLength(7);
   });
 
+  describe("whenSearchable", () => {
+    const unindexedIn = async (dir: string) => {
+      const db = await connect(dir);
+      const table = await db.openTable("chunks");
+      const rows = (await table.indexStats(TEXT_INDEX))?.numUnindexedRows ?? -1;
+      table.close();
+      db.close();
+      return rows;
+    };
+    const write = (index: LanceSearchIndex, from: number, count: number) =>
+      index.indexDocuments(Array.from({ length: count }, (_, i) => whole(doc(`d${from + i}`, `plover ${from + i}`))));
+
+    it("waits, for a tail longer than restTailRows, until a run folded in what was written before it", async () => {
+      const dir = tempDir();
+      // A short rest: the pause after the writes starts the run that folds them in.
+      const index = make({ dir, maintainEveryMs: 200, restTailRows: 5 });
+      await write(index, 0, 20);
+      expect(await unindexedIn(dir)).toBe(20);
+      await index.whenSearchable();
+      expect(await unindexedIn(dir)).toBe(0);
+      expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(20);
+    });
+
+    it("answers at once for a tail of restTailRows rows or fewer", async () => {
+      const dir = tempDir();
+      // The timer would look in a minute, and the pause after the writes in 1 s.
+      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 5 });
+      await write(index, 0, 5);
+      await index.whenSearchable();
+      expect(await unindexedIn(dir)).toBe(5);
+    });
+
+    it("counts a run that started before it was asked only if that run left its rows indexed", async () => {
+      const dir = tempDir();
+      // The pause after the last write starts a run that folds in what the first one left.
+      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 0 });
+      await write(index, 0, 3);
+      const running = index.maintain();
+      await write(index, 3, 3); // committed beside the run: its index update may take them, or not
+      const searchable = index.whenSearchable();
+      await running;
+      await searchable;
+      expect(await unindexedIn(dir)).toBe(0);
+      expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(6);
+    });
+
+    it("gives up after waitForIndexMs, and at close; at once without a timer", async () => {
+      const dir = tempDir();
+      // Runs only when asked: none may come.
+      const unmaintained = make({ dir, restTailRows: 0 });
+      await write(unmaintained, 0, 3);
+      await unmaintained.whenSearchable();
+      expect(await unindexedIn(dir)).toBe(3);
+      await unmaintained.close();
+      // The timer would look in a minute, and writes' pause starts no run: the rest after one lasts.
+      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 0, waitForIndexMs: 300 });
+      const started = Date.now();
+      await index.whenSearchable();
+      expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+      const waiting = index.whenSearchable();
+      await index.close();
+      await waiting;
+      expect(await unindexedIn(dir)).toBe(3);
+    });
+  });
+
   it("removes the versions its maintenance replaced once they are old enough, without new writes", async () => {
     const dir = tempDir();
     const index = make({ dir, keepVersionsMs: 300, maintainEveryMs: 100 });

@@ -57,6 +57,9 @@ export class Maintenance {
   #failing = false;
   #timer: NodeJS.Timeout | null = null;
   #pauseTimer: NodeJS.Timeout | null = null;
+  /** Runs started so far (a run's number), and who waits for one to end (runEnded). */
+  #started = 0;
+  #waiting: { resolve: (run: number | null) => void }[] = [];
 
   constructor(parts: MaintenanceParts, options: LanceOptions) {
     this.#parts = parts;
@@ -96,7 +99,40 @@ export class Maintenance {
     return run;
   }
 
+  /** Runs started so far: the number the next run takes is one more. */
+  get runsStarted(): number {
+    return this.#started;
+  }
+
+  /**
+   * Resolves with its number once a run ends (one under way included; a failed run does not
+   * count), or with null after `withinMs`, or at close, or at once without a timer (maintenance
+   * only when asked: none may come).
+   */
+  runEnded(withinMs: number): Promise<number | null> {
+    if (this.#timer === null) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const waiter = {
+        resolve: (run: number | null) => {
+          clearTimeout(timer);
+          this.#waiting = this.#waiting.filter((w) => w !== waiter);
+          resolve(run);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(null), Math.max(0, withinMs));
+      timer.unref();
+      this.#waiting.push(waiter);
+    });
+  }
+
   async #maintain(): Promise<OptimizeStats> {
+    const run = ++this.#started;
+    const stats = await this.#optimize();
+    for (const w of [...this.#waiting]) w.resolve(run);
+    return stats;
+  }
+
+  async #optimize(): Promise<OptimizeStats> {
     const { connection, writes } = this.#parts;
     const started = Date.now();
     const wrote = this.#commits > 0;
@@ -233,5 +269,6 @@ export class Maintenance {
     if (this.#pauseTimer) clearTimeout(this.#pauseTimer);
     this.#timer = null;
     await this.#running;
+    for (const w of [...this.#waiting]) w.resolve(null);
   }
 }

@@ -239,6 +239,30 @@ export class LanceSearchIndex implements SearchIndex {
     return this.#with((table) => readChunks(table, collection, docId));
   }
 
+  /**
+   * Resolves once the rows this instance wrote before the call are in the full-text index: at
+   * once when at most restTailRows rows are outside it (searches scan those in milliseconds),
+   * otherwise when a maintenance run that started after the call has ended, or any run after
+   * which at most restTailRows rows are outside it (a run's index update also takes the rows
+   * committed while it compacted). It waits at most as long as a search would (waitForIndexMs
+   * for each waitForIndexRows rows of the table: then the rows are still found, by the scan),
+   * and not at all on an instance that maintains the table only when asked.
+   */
+  async whenSearchable(): Promise<void> {
+    if (this.#closed) return;
+    const after = this.#maintenance.runsStarted;
+    // Not known (null): the rows are found all the same, by the scan.
+    const shortTail = (count: TailCount | null) => count === null || count.unindexed <= this.#options.restTailRows;
+    const count = await this.#textIndexCount().catch(() => null);
+    if (shortTail(count)) return;
+    const { waitForIndexMs, waitForIndexRows } = this.#options;
+    const deadline = Date.now() + waitForIndexMs * Math.max(1, count!.total / waitForIndexRows);
+    for (;;) {
+      const run = await this.#maintenance.runEnded(deadline - Date.now());
+      if (run === null || run > after || shortTail(await this.#textIndexCount().catch(() => null))) return;
+    }
+  }
+
   async *inventory(scope: InventoryScope, batch: number) {
     const hidden = this.#hidden();
     for await (const entries of this.#withEach((table) => inventoryOf(table, scope, batch))) {
