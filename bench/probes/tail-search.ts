@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { connect, Index, MatchQuery, Operator, type Table } from "@lancedb/lancedb";
+import { textIndex } from "@docstore/shared/index/lancedb-table";
 import { fmt } from "../parts/lib.ts";
 import { scaleBatches, type ScaleDoc } from "../parts/scale-corpus.ts";
 import { scaleOptions } from "../parts/scale-measure.ts";
@@ -32,17 +33,7 @@ for (let added = 0; added < indexed; added += 5_000) {
   else table = await db.createTable("chunks", batch);
 }
 const t = table!;
-await t.createIndex("text", {
-  config: Index.fts({
-    baseTokenizer: "simple",
-    language: "English",
-    stem: true,
-    removeStopWords: true,
-    lowercase: true,
-    asciiFolding: true,
-    withPosition: false,
-  }),
-});
+await t.createIndex("text", { config: textIndex() });
 await t.createIndex("doc_id", { config: Index.btree() });
 const tailIds: string[] = [];
 for (let added = 0; added < tail; added += 5_000) {

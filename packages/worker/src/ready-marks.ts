@@ -30,11 +30,6 @@ export class ReadyMarks {
     this.#pending.add(done);
   }
 
-  /** Batches whose marks wait. */
-  get waiting(): number {
-    return this.#pending.size;
-  }
-
   /** Marks everything that waits now, and settles once those marks are made. */
   async flush(): Promise<void> {
     this.#flush();

@@ -32,7 +32,7 @@ export const TEXT_INDEX = "text_idx";
  * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
  * document key and the ranges on priority and created.
  */
-const textIndex = () =>
+export const textIndex = () =>
   Index.fts({
     baseTokenizer: "simple",
     language: "English",
