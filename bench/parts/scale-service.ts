@@ -141,11 +141,17 @@ const DURING_EVERY_MS = 250;
  * One client searching while the load goes on (as an assistant's users would), from the first
  * accepted request until `done` resolves: each search timed; a search that fails counts as an error.
  */
-async function searchWhile(svc: Service, opts: ScaleOptions, sending: Sending, done: Promise<unknown>): Promise<Rate> {
+async function searchWhile(
+  svc: Service,
+  opts: ScaleOptions,
+  sending: Sending,
+  done: Promise<unknown>,
+): Promise<Rate & { slowest: { at: number; ms: number }[] }> {
   let ended = false;
   void done.finally(() => (ended = true));
   const search = searchCall(svc, opts.queries, undefined);
   const latencies: number[] = [];
+  const calls: { at: number; ms: number }[] = [];
   let hits = 0;
   let errors = 0;
   const started = performance.now();
@@ -159,6 +165,7 @@ async function searchWhile(svc: Service, opts: ScaleOptions, sending: Sending, d
     }
     const ms = performance.now() - t;
     latencies.push(ms);
+    calls.push({ at: (t - started) / 1000, ms });
     if (!ended) await sleep(Math.max(0, DURING_EVERY_MS - ms));
   }
   latencies.sort((a, b) => a - b);
@@ -171,6 +178,7 @@ async function searchWhile(svc: Service, opts: ScaleOptions, sending: Sending, d
     calls: latencies.length,
     hits: hits / Math.max(1, latencies.length - errors),
     errors,
+    slowest: calls.sort((a, b) => b.ms - a.ms).slice(0, 3),
   };
 }
 
@@ -216,7 +224,8 @@ export async function load(svc: Service, opts: ScaleOptions) {
     // Not waited for: a search still under way must not hold back the first searches after the load.
     const searches = during.then((rate) => {
       console.log(
-        `  ${fmt(rate.calls ?? 0)} searches while loading: p50 ${fmt(rate.p50, 0)} ms, p99 ${fmt(rate.p99, 0)} ms, max ${fmt(rate.max ?? NaN, 0)} ms, ${fmt(rate.errors)} failed`,
+        `  ${fmt(rate.calls ?? 0)} searches while loading: p50 ${fmt(rate.p50, 0)} ms, p99 ${fmt(rate.p99, 0)} ms, max ${fmt(rate.max ?? NaN, 0)} ms, ${fmt(rate.errors)} failed; ` +
+          `the slowest ${rate.slowest.map((c) => `${fmt(c.ms, 0)} ms at ${fmt(c.at, 1)} s`).join(", ")}`,
       );
       return rate;
     });

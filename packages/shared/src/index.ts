@@ -48,6 +48,7 @@ export type {
   DocumentRecord,
   Embedder,
   IndexedDocument,
+  PublishedDocument,
   SearchIndex,
   StoredChunk,
 } from "./ports.ts";

@@ -220,6 +220,23 @@ export interface InventoryScope {
   docIds?: readonly string[];
 }
 
+/** How a write to the search index becomes visible to searches. */
+export interface WriteOptions {
+  /**
+   * The caller publishes the documents later (SearchIndex.publish), and searches need not find
+   * them before (they are not ready yet). Ignored by an index without publish. Default: they are
+   * found as soon as the write returns.
+   */
+  deferred?: boolean;
+}
+
+/** A document written `deferred`, with the chunks its version has. */
+export interface PublishedDocument {
+  collection: string;
+  docId: string;
+  chunks: number;
+}
+
 /** The searchable side: chunks with their document's metadata. */
 export interface SearchIndex {
   /**
@@ -228,18 +245,20 @@ export interface SearchIndex {
    * (Qdrant: see index/qdrant/write.ts). Returns, per item, false when a newer version was
    * already indexed (the item is ignored).
    */
-  indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[]): Promise<boolean[]>;
+  indexDocuments(items: { doc: IndexedDocument; chunks: ChunkInput[] }[], options?: WriteOptions): Promise<boolean[]>;
   /**
    * When the version indexed has the same raw bytes (sha256), moves it to `version` with the new
    * metadata, without touching its chunks, and returns its chunk count; otherwise null.
    */
-  refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null>;
+  refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }, options?: WriteOptions): Promise<number | null>;
   /**
-   * Resolves once what this instance wrote before the call is found by searches at their own
-   * speed (LanceDB: in the full-text index, not in the tail every search scans). The worker marks
-   * documents ready then. Absent where what is written is indexed as it is written (Qdrant).
+   * For documents written `deferred`: resolves once searches find them, at their own speed where
+   * the index can wait for that (LanceDB: once a maintenance run folded them into the full-text
+   * index, or at once while few rows are outside it; see LanceSearchIndex.publish). `now` makes
+   * it resolve at once, the documents found all the same. The worker marks documents ready then.
+   * Absent where what is written is found as it is written (Qdrant).
    */
-  whenSearchable?(): Promise<void>;
+  publish?(docs: readonly PublishedDocument[], now?: AbortSignal): Promise<void>;
   /** Removes a document; with `version`, only if that is the version indexed. */
   deleteDocument(collection: string, docId: string, version?: number): Promise<void>;
   deleteCollection(collection: string): Promise<void>;

@@ -63,9 +63,13 @@ const FILTERS = ["", "status=open", "priority>2", "status=closed^ORpriority=1"];
 
 type Words = readonly string[];
 
+/**
+ * A load with `deferred` is written deferred, then published (SearchIndex.publish, where the
+ * index has it) before the step ends: as the worker loads documents before it marks them ready.
+ */
 export type Op =
-  | { op: "load"; c: number; d: number; chunks: Words[]; status: "open" | "closed"; priority: number }
-  | { op: "bulk"; c: number; from: number; count: number; seed: number }
+  | { op: "load"; c: number; d: number; chunks: Words[]; status: "open" | "closed"; priority: number; deferred?: boolean }
+  | { op: "bulk"; c: number; from: number; count: number; seed: number; deferred?: boolean }
   | { op: "delete"; c: number; d: number }
   | { op: "deleteWhere"; c: number; word: string; atLeast: number }
   | { op: "deleteCollection"; c: number }
@@ -97,6 +101,7 @@ export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       chunks: fc.array(chunkWords, { minLength: 1, maxLength: 3 }),
       status: fc.constantFrom("open" as const, "closed" as const),
       priority: fc.integer({ min: 1, max: 4 }),
+      deferred: fc.boolean(),
     }),
     weight: 3,
   },
@@ -107,6 +112,7 @@ export const opArbitrary: fc.Arbitrary<Op> = fc.oneof(
       from: fc.nat(DOC_IDS - 1),
       count: fc.integer({ min: 10, max: 120 }),
       seed: fc.nat(1000),
+      deferred: fc.boolean(),
     }),
     weight: 3,
   },
@@ -163,7 +169,7 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
   const key = (c: string, d: string) => `${c}\u0000${d}`;
   const split = (k: string) => k.split("\u0000") as [string, string];
 
-  const load = async (docs: { c: number; d: string; chunks: Words[]; metadata: Metadata }[]) => {
+  const load = async (docs: { c: number; d: string; chunks: Words[]; metadata: Metadata }[], deferred = false) => {
     const items = docs.map(({ c, d, chunks, metadata }) => {
       const k = key(collection(c), d);
       const version = (versions.get(k) ?? 0) + 1;
@@ -183,7 +189,9 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
       };
     });
     // Later items of one document in the batch win, as the index applies them one by one.
-    expect(await index.indexDocuments(items)).toEqual(items.map(() => true));
+    expect(await index.indexDocuments(items, { deferred })).toEqual(items.map(() => true));
+    if (deferred)
+      await index.publish?.(items.map(({ doc, chunks }) => ({ collection: doc.collection, docId: doc.docId, chunks: chunks.length })));
   };
   const drop = (k: string) => live.delete(k);
 
@@ -212,7 +220,7 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
     const at = `step ${step}: ${JSON.stringify(op)}`;
     switch (op.op) {
       case "load":
-        await load([{ c: op.c, d: `d${op.d}`, chunks: op.chunks, metadata: { status: op.status, priority: op.priority } }]);
+        await load([{ c: op.c, d: `d${op.d}`, chunks: op.chunks, metadata: { status: op.status, priority: op.priority } }], op.deferred);
         break;
       case "bulk": {
         const random = mulberry32(op.seed);
@@ -225,7 +233,7 @@ export async function runModel(fx: ModelFixture, prefix: string, ops: readonly O
         }));
         // One item per document: a batch holding two versions of one is the loads' business.
         const unique = [...new Map(docs.map((doc) => [doc.d, doc])).values()];
-        await load(unique);
+        await load(unique, op.deferred);
         break;
       }
       case "delete":

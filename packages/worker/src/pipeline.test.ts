@@ -160,10 +160,10 @@ describe("ingestion of the jobs the catalog's queue claims", () => {
   });
 });
 
-describe("documents marked ready once the index searches them at its speed", () => {
+describe("documents marked ready once the index has published them", () => {
   /** A LanceDB index that maintains itself (the worker's), on a folder of its own, and the marks that wait for it. */
   const maintained = (options: { maintainEveryMs: number }) => {
-    const index = new LanceSearchIndex({ dir: path.join(dir, "maintained", "index"), dimensions: null, restTailRows: 2, ...options });
+    const index = new LanceSearchIndex({ dir: path.join(dir, "maintained", "index"), dimensions: null, publishAtOnceRows: 2, ...options });
     const readyMarks = new ReadyMarks(deps.logger);
     deps = { ...deps, index, readyMarks };
     return { index, readyMarks };
@@ -214,7 +214,7 @@ describe("documents marked ready once the index searches them at its speed", () 
     expect(await statuses(ids)).toEqual(ids.map(() => "processing"));
     await readyMarks.flush();
     expect(await statuses(ids)).toEqual(ids.map(() => "ready"));
-    expect(await unindexed()).toBe(5); // found by the scan of the tail
+    expect(await unindexed()).toBe(5); // listed as outside the index: searches scan their rows
     expect((await index.search({ query: "turnstone", collections: [c], filter: parseFilter(""), k: 10 })).length).toBe(5);
     await index.close();
   });

@@ -32,9 +32,10 @@ export interface PipelineDeps {
   /** Chunks extracted text, on threads of its own or not (createChunker). */
   chunker: Chunker;
   /**
-   * Where documents written wait to be marked ready until the index says searches find them at
-   * their speed (SearchIndex.whenSearchable), while the next batches go on. Without it they are
-   * marked ready as soon as they are written.
+   * Where documents written wait to be marked ready until the index has published them
+   * (SearchIndex.publish: LanceDB's next maintenance run after a large load), while the next
+   * batches go on. Without it, or with an index without publish, they are marked ready as soon
+   * as they are written.
    */
   readyMarks?: ReadyMarks;
 }
@@ -116,7 +117,10 @@ async function ingest(jobs: ClaimedJob[], deps: PipelineDeps): Promise<void> {
   let applied: boolean[];
   try {
     if (deps.embedder) await embed(prepared, deps.embedder);
-    applied = await deps.index.indexDocuments(prepared.map(({ doc, chunks }) => ({ doc, chunks })));
+    applied = await deps.index.indexDocuments(
+      prepared.map(({ doc, chunks }) => ({ doc, chunks })),
+      { deferred: publishing(deps) },
+    );
   } catch (err) {
     // A wrong dimension or a request the service refuses fails the same way on every retry.
     if (!(err instanceof DocumentError || err instanceof EmbeddingRejectedError)) throw err;
@@ -144,12 +148,15 @@ async function markReady({ collection, docId, version, chunks }: Written, deps: 
   if (!stillCurrent) await deps.index.deleteDocument(collection, docId, version);
 }
 
-/** Marks the versions ready at once, or, with readyMarks, once they are searchable (after this batch). */
+/** Whether the documents are written deferred, then published before they are marked ready. */
+const publishing = (deps: PipelineDeps) => deps.readyMarks !== undefined && deps.index.publish !== undefined;
+
+/** Marks the versions ready at once, or, when publishing, once the index has published them (after this batch). */
 async function markWhenSearchable(written: Written[], deps: PipelineDeps): Promise<void> {
   const mark = () => Promise.all(written.map((w) => markReady(w, deps)));
-  const searchable = deps.readyMarks ? deps.index.whenSearchable?.() : undefined;
-  if (searchable) deps.readyMarks!.after(searchable, mark);
-  else await mark();
+  if (!publishing(deps)) return void (await mark());
+  const docs = written.map(({ collection, docId, chunks }) => ({ collection, docId, chunks }));
+  deps.readyMarks!.after((now) => deps.index.publish!(docs, now), mark);
 }
 
 /**
@@ -159,7 +166,7 @@ async function markWhenSearchable(written: Written[], deps: PipelineDeps): Promi
 async function refresh(record: DocumentRecord, deps: PipelineDeps): Promise<boolean> {
   if (record.version === 1) return false;
   const { collection, docId, version, metadata, sha256 } = record;
-  const chunks = await deps.index.refreshDocument({ collection, docId, version, metadata, sha256 });
+  const chunks = await deps.index.refreshDocument({ collection, docId, version, metadata, sha256 }, { deferred: publishing(deps) });
   if (chunks === null) return false;
   await markWhenSearchable([{ collection, docId, version, chunks }], deps);
   return true;

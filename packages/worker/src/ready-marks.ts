@@ -1,26 +1,25 @@
 import type { Logger } from "@docstore/shared";
 
 /**
- * Documents written and not yet marked ready, each batch waiting for the index to say searches
- * find its rows at their speed (SearchIndex.whenSearchable: LanceDB's next maintenance run after a
- * large load), while the worker goes on with the next batches. Until then they stay `processing`.
- * The embedded worker uses it (its queue is the catalog): a process that dies before marking them
- * leaves them so, and the next start queues them again. A stop marks what waits at once
- * (`flush`): the rows are in the index's table, found by the scan of its tail.
+ * Documents written and not yet marked ready, each batch waiting for the index to publish it
+ * (SearchIndex.publish: LanceDB's next maintenance run after a large load), while the worker goes
+ * on with the next batches. Until then they stay `processing`. The embedded worker uses it (its
+ * queue is the catalog): a process that dies before marking them leaves them so, and the next
+ * start queues them again. A stop publishes and marks what waits at once (`flush`).
  */
 export class ReadyMarks {
   readonly #logger: Pick<Logger, "warn">;
   readonly #pending = new Set<Promise<void>>();
-  #flush!: () => void;
-  readonly #flushed = new Promise<void>((resolve) => (this.#flush = resolve));
+  /** Aborted by a flush: every publish resolves at once. */
+  readonly #now = new AbortController();
 
   constructor(logger: Pick<Logger, "warn">) {
     this.#logger = logger;
   }
 
-  /** Runs `mark` once `searchable` resolves (or a flush comes); never rejects. */
-  after(searchable: Promise<void>, mark: () => Promise<unknown>): void {
-    const done = Promise.race([searchable, this.#flushed])
+  /** Runs `mark` once `publish` resolves (told to hurry by a flush); never rejects. */
+  after(publish: (now: AbortSignal) => Promise<void>, mark: () => Promise<unknown>): void {
+    const done = publish(this.#now.signal)
       .then(mark)
       .then(
         () => {},
@@ -30,9 +29,9 @@ export class ReadyMarks {
     this.#pending.add(done);
   }
 
-  /** Marks everything that waits now, and settles once those marks are made. */
+  /** Publishes and marks everything that waits now, and settles once those marks are made. */
   async flush(): Promise<void> {
-    this.#flush();
+    this.#now.abort();
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);
   }
 }

@@ -1,11 +1,12 @@
 /** LanceSearchIndex's maintenance, run by its scheduler: what it folds in, merges and removes, and when. */
-import { readdirSync } from "node:fs";
+import { readdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { connect, type Table } from "@lancedb/lancedb";
 import { all, doc, lanceIndexes, whole } from "../../test-support/lance-fixture.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { LanceSearchIndex } from "./lancedb.ts";
+import { OutsideIndex } from "./lancedb-outside.ts";
 import { TEXT_INDEX } from "./lancedb-table.ts";
 
 const { tempDir, make } = lanceIndexes();
@@ -169,7 +170,7 @@ describe("LanceSearchIndex maintenance", () => {
     expect(await index.search({ query: "curlew", collections: ["c"], filter: all, k: 50 })).toHaveLength(7);
   });
 
-  describe("whenSearchable", () => {
+  describe("publish", () => {
     const unindexedIn = async (dir: string) => {
       const db = await connect(dir);
       const table = await db.openTable("chunks");
@@ -178,60 +179,125 @@ describe("LanceSearchIndex maintenance", () => {
       db.close();
       return rows;
     };
+    const listedIn = (dir: string) => {
+      const outside = new OutsideIndex(dir);
+      try {
+        return outside.list().rows;
+      } finally {
+        outside.close();
+      }
+    };
+    const docs = (from: number, count: number) =>
+      Array.from({ length: count }, (_, i) => ({ collection: "c", docId: `d${from + i}`, chunks: 1 }));
     const write = (index: LanceSearchIndex, from: number, count: number) =>
-      index.indexDocuments(Array.from({ length: count }, (_, i) => whole(doc(`d${from + i}`, `plover ${from + i}`))));
+      index.indexDocuments(
+        docs(from, count).map((d) => whole(doc(d.docId, `plover ${d.docId}`))),
+        { deferred: true },
+      );
+    const found = async (index: LanceSearchIndex) =>
+      (await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).length;
 
-    it("waits, for a tail longer than restTailRows, until a run folded in what was written before it", async () => {
+    it("waits, when the list would pass publishAtOnceRows, until a run folded the rows in", async () => {
       const dir = tempDir();
       // A short rest: the pause after the writes starts the run that folds them in.
-      const index = make({ dir, maintainEveryMs: 200, restTailRows: 5 });
+      const index = make({ dir, maintainEveryMs: 200, publishAtOnceRows: 5 });
       await write(index, 0, 20);
       expect(await unindexedIn(dir)).toBe(20);
-      await index.whenSearchable();
+      // Deferred and not yet published: searches read the index alone, which lacks them.
+      expect(await found(index)).toBe(0);
+      await index.publish(docs(0, 20));
       expect(await unindexedIn(dir)).toBe(0);
-      expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(20);
+      expect(listedIn(dir)).toBe(0);
+      expect(await found(index)).toBe(20);
     });
 
-    it("answers at once for a tail of restTailRows rows or fewer", async () => {
+    it("lists them at once within publishAtOnceRows; a run folds them in and clears the list", async () => {
       const dir = tempDir();
       // The timer would look in a minute, and the pause after the writes in 1 s.
-      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 5 });
+      const index = make({ dir, maintainEveryMs: 60_000, publishAtOnceRows: 5 });
       await write(index, 0, 5);
-      await index.whenSearchable();
+      await index.publish(docs(0, 5));
       expect(await unindexedIn(dir)).toBe(5);
+      expect(listedIn(dir)).toBe(5);
+      expect(await found(index)).toBe(5);
+      await index.maintain();
+      expect(listedIn(dir)).toBe(0);
+      expect(await found(index)).toBe(5);
     });
 
-    it("counts a run that started before it was asked only if that run left its rows indexed", async () => {
+    it("counts a run that started before it was asked only if a later one ran, or lists them", async () => {
       const dir = tempDir();
       // The pause after the last write starts a run that folds in what the first one left.
-      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 0 });
+      const index = make({ dir, maintainEveryMs: 60_000, publishAtOnceRows: 0 });
       await write(index, 0, 3);
       const running = index.maintain();
       await write(index, 3, 3); // committed beside the run: its index update may take them, or not
-      const searchable = index.whenSearchable();
+      const published = index.publish(docs(0, 6));
       await running;
-      await searchable;
-      expect(await unindexedIn(dir)).toBe(0);
-      expect(await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).toHaveLength(6);
+      await published;
+      expect((await unindexedIn(dir)) === 0 || listedIn(dir) === 6).toBe(true);
+      expect(await found(index)).toBe(6);
     });
 
-    it("gives up after waitForIndexMs, and at close; at once without a timer", async () => {
+    it("lists them after waitForIndexMs, once told not to wait, at close, and at once without a timer", async () => {
       const dir = tempDir();
       // Runs only when asked: none may come.
-      const unmaintained = make({ dir, restTailRows: 0 });
+      const unmaintained = make({ dir, publishAtOnceRows: 0 });
       await write(unmaintained, 0, 3);
-      await unmaintained.whenSearchable();
-      expect(await unindexedIn(dir)).toBe(3);
+      await unmaintained.publish(docs(0, 3));
+      expect(listedIn(dir)).toBe(3);
+      expect(await found(unmaintained)).toBe(3);
       await unmaintained.close();
       // The timer would look in a minute, and writes' pause starts no run: the rest after one lasts.
-      const index = make({ dir, maintainEveryMs: 60_000, restTailRows: 0, waitForIndexMs: 300 });
+      const index = make({ dir, maintainEveryMs: 60_000, publishAtOnceRows: 0, waitForIndexMs: 300 });
+      await write(index, 3, 1);
       const started = Date.now();
-      await index.whenSearchable();
+      await index.publish(docs(3, 1));
       expect(Date.now() - started).toBeGreaterThanOrEqual(250);
-      const waiting = index.whenSearchable();
+      expect(listedIn(dir)).toBe(4);
+      const now = new AbortController();
+      await write(index, 4, 1);
+      const told = index.publish(docs(4, 1), now.signal);
+      now.abort();
+      await told;
+      await write(index, 5, 1);
+      const waiting = index.publish(docs(5, 1));
       await index.close();
       await waiting;
-      expect(await unindexedIn(dir)).toBe(3);
+      expect(await unindexedIn(dir)).toBe(6);
+      expect(listedIn(dir)).toBe(6);
+      expect(await found(make({ dir }))).toBe(6);
+    });
+
+    it("scans every row outside the index in a folder written before the list, until a run folds them in", async () => {
+      const dir = tempDir();
+      const before = make({ dir });
+      await write(before, 0, 4); // deferred: in the table, outside the index, listed nowhere
+      await before.close();
+      for (const f of readdirSync(dir)) if (f.startsWith("outside-index.sqlite")) rmSync(path.join(dir, f));
+      const index = make({ dir, maintainEveryMs: 100 });
+      expect(await found(index)).toBe(4);
+      for (const deadline = Date.now() + 10_000; Date.now() < deadline && (await unindexedIn(dir)) !== 0; )
+        await new Promise((r) => setTimeout(r, 50));
+      expect(await unindexedIn(dir)).toBe(0);
+      expect(readdirSync(dir)).toContain("outside-index.sqlite");
+      expect(await found(index)).toBe(4);
+      // From now on deferred rows are found once published.
+      await write(index, 4, 2);
+      expect(await found(index)).toBe(4);
+    });
+
+    it("scans every row outside the index once the list passes searchListedRows", async () => {
+      const dir = tempDir();
+      const index = make({ dir, searchListedRows: 2 });
+      await write(index, 0, 3);
+      expect(await found(index)).toBe(0);
+      // Written not deferred: listed at once, past the bound, so the whole tail is scanned.
+      await index.indexDocuments([whole(doc("d3", "plover d3")), whole(doc("d4", "plover d4"))]);
+      expect(listedIn(dir)).toBe(2);
+      expect(await found(index)).toBe(2);
+      await index.indexDocuments([whole(doc("d5", "plover d5"))]);
+      expect(await found(index)).toBe(6);
     });
   });
 

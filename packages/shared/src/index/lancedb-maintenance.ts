@@ -20,12 +20,25 @@ import { INDEX_PLACE, isCommitConflict, type SerialWrites } from "./lancedb-seri
 import { rebuildTextIndex, TABLE_LAYOUT } from "./lancedb-table.ts";
 import type { TailCount } from "./lancedb-tail.ts";
 
+function readOr<T>(read: () => T, otherwise: T): T {
+  try {
+    return read();
+  } catch {
+    return otherwise;
+  }
+}
+
 export interface MaintenanceParts {
   connection: TableConnection;
   writes: SerialWrites;
   demand: SearchDemand;
   /** Rows outside the full-text index, and the table's rows. */
   textIndexCount(): Promise<TailCount>;
+  /**
+   * The documents listed as outside the full-text index (lancedb-outside.ts): a run reads the
+   * list's mark as it starts, and hands it to `folded` once it has ended, to clear what it folded in.
+   */
+  outside: { mark(): number; folded(mark: number): void };
   /** Called at each tick of the timer, before it looks for work. */
   onTick(): void;
 }
@@ -59,7 +72,7 @@ export class Maintenance {
   #pauseTimer: NodeJS.Timeout | null = null;
   /** Runs started so far (a run's number), and who waits for one to end (runEnded). */
   #started = 0;
-  #waiting: { resolve: (run: number | null) => void }[] = [];
+  #waiting: { after: number; resolve: (run: number | null) => void }[] = [];
 
   constructor(parts: MaintenanceParts, options: LanceOptions) {
     this.#parts = parts;
@@ -99,36 +112,59 @@ export class Maintenance {
     return run;
   }
 
+  /**
+   * Folds in the rows outside the full-text index once the timer looks, as after a write (a run
+   * starts then if any wait), though this instance wrote none: rows left by a version that did
+   * not list them.
+   */
+  foldInSoon(): void {
+    this.#commits = Math.max(this.#commits, 1);
+    void this.#look("commit");
+  }
+
   /** Runs started so far: the number the next run takes is one more. */
   get runsStarted(): number {
     return this.#started;
   }
 
   /**
-   * Resolves with its number once a run ends (one under way included; a failed run does not
-   * count), or with null after `withinMs`, or at close, or at once without a timer (maintenance
-   * only when asked: none may come).
+   * Resolves with its number once a run numbered above `after` ends (a failed run does not
+   * count), or with null after `withinMs`, once `signal` is aborted, at close, or at once without
+   * a timer (maintenance only when asked: none may come).
    */
-  runEnded(withinMs: number): Promise<number | null> {
-    if (this.#timer === null) return Promise.resolve(null);
+  runEnded(withinMs: number, after = 0, signal?: AbortSignal): Promise<number | null> {
+    if (this.#timer === null || signal?.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
+      const abort = () => waiter.resolve(null);
       const waiter = {
+        after,
         resolve: (run: number | null) => {
           clearTimeout(timer);
+          signal?.removeEventListener("abort", abort);
           this.#waiting = this.#waiting.filter((w) => w !== waiter);
           resolve(run);
         },
       };
-      const timer = setTimeout(() => waiter.resolve(null), Math.max(0, withinMs));
+      const timer = setTimeout(abort, Math.max(0, withinMs));
       timer.unref();
+      signal?.addEventListener("abort", abort);
       this.#waiting.push(waiter);
     });
   }
 
   async #maintain(): Promise<OptimizeStats> {
     const run = ++this.#started;
+    const { outside } = this.#parts;
+    // Every document listed by now has its rows committed: this run folds them into the index.
+    const mark = readOr(() => outside.mark(), 0);
     const stats = await this.#optimize();
-    for (const w of [...this.#waiting]) w.resolve(run);
+    try {
+      outside.folded(mark);
+    } catch (err) {
+      // They stay listed, and searches scan them: only slower. The next run clears them.
+      this.#options.logger?.warn({ err }, "search index: the list of documents outside the full-text index not cleared");
+    }
+    for (const w of this.#waiting.filter((w) => w.after < run)) w.resolve(run);
     return stats;
   }
 

@@ -83,6 +83,18 @@ export interface LanceIndexOptions {
   waitWhileAddingAbove?: number;
   waitForIndexMs?: number;
   waitForIndexRows?: number;
+  /**
+   * Rows of the documents listed as outside the full-text index (lancedb-outside.ts) up to which a
+   * full-text search reads the index and scans only those rows (default 5,000); past it, it scans
+   * every row outside the index, as LanceDB does by default (waiting for maintenance first as
+   * waitAboveUnindexed says).
+   */
+  searchListedRows?: number;
+  /**
+   * publish() lists documents at once while the rows listed, theirs included, stay within this
+   * (default 1,000); otherwise it waits for a maintenance run to fold them into the index.
+   */
+  publishAtOnceRows?: number;
 }
 
 /** The options with every default filled in. */
@@ -111,5 +123,7 @@ export function withDefaults(options: LanceIndexOptions): LanceOptions {
     waitWhileAddingAbove: options.waitWhileAddingAbove ?? MAINTAIN_AFTER_ROWS,
     waitForIndexMs: options.waitForIndexMs ?? 30_000,
     waitForIndexRows: options.waitForIndexRows ?? 500_000,
+    searchListedRows: options.searchListedRows ?? 5_000,
+    publishAtOnceRows: options.publishAtOnceRows ?? 1_000,
   };
 }

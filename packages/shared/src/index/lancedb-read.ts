@@ -23,6 +23,7 @@ import { and, compileToLanceWhere, or, sqlString } from "../filter/lancedb.ts";
 import { KNOWN_COLUMN, isKnownField } from "../filter/lancedb-columns.ts";
 import { queryTerms } from "../search/query-terms.ts";
 import { DEFAULT_FUSION, RRF_K, reciprocalRankFusion, type HybridFusion } from "../search/fusion.ts";
+import type { OutsideList } from "./lancedb-outside.ts";
 import type { Hidden } from "./lancedb-tombstones.ts";
 import { HIT_COLUMN, chunkId, completeText, documentText, indexDimensionMismatch, parseHit } from "./lancedb-rows.ts";
 import { fetchUntilKept, firstDepth } from "./deeper.ts";
@@ -64,6 +65,12 @@ const asWhere = (sql: string | boolean) => (sql === true ? "true" : sql === fals
 /**
  * `hidden`: documents whose deletion is answered but not yet applied to the table (see
  * lancedb-tombstones.ts); their rows are left out as the evaluator's rejects are, fetching deeper.
+ *
+ * `outside`: the documents whose rows may lie outside the full-text index (lancedb-outside.ts).
+ * The full-text ranking is then the index's alone (fastSearch), merged with a second ranking of
+ * only those documents' rows (LanceDB scans what its index lacks, after the `where`: milliseconds
+ * for a few hundred rows); the same row found by both counts once. Null: the search scans every
+ * row outside the index, as LanceDB does by default (the list is too long to be cheaper).
  */
 export async function searchChunks(
   table: Table,
@@ -71,6 +78,7 @@ export async function searchChunks(
   vectorSize: number | null,
   fusion: HybridFusion = DEFAULT_FUSION,
   hidden: Hidden | null = null,
+  outside: OutsideList | null = null,
 ): Promise<SearchHit[]> {
   if (request.collections.length === 0 || request.k < 1) return [];
   const compiled = compileToLanceWhere(request.filter);
@@ -90,14 +98,21 @@ export async function searchChunks(
   if (terms.length > 0) {
     weights.push(fusion.lexicalWeight);
     const match = new MatchQuery(terms.join(" "), "text", { operator: Operator.Or });
-    rankers.push(async (limit) => {
-      const query = table.query().fullTextSearch(match);
+    const rank = async (fast: boolean, within: string | null, limit: number) => {
+      const query = fast ? table.query().fullTextSearch(match).fastSearch() : table.query().fullTextSearch(match);
       return chunkRows(
-        await (where ? query.where(where) : query)
+        await (within ? query.where(within) : query)
           .select([...HIT_COLUMNS, "_score"])
           .limit(limit)
           .toArray(),
       );
+    };
+    const listed = outside === null ? null : documentsWhere(outside.docs.filter((d) => inScope.has(d.collection)));
+    rankers.push(async (limit) => {
+      if (listed === null) return rank(false, where, limit);
+      if (listed === false) return rank(true, where, limit);
+      const [indexed, scanned] = await Promise.all([rank(true, where, limit), rank(false, asWhere(and([where ?? true, listed])), limit)]);
+      return byScore(indexed, scanned, limit);
     });
   }
   const vector = request.vector;
@@ -146,6 +161,21 @@ export async function searchChunks(
   return reciprocalRankFusion(kept, ({ key }) => chunkId(key.collection, key.docId, key.chunk), RRF_K, weights)
     .slice(0, k)
     .map(({ item, score }) => hitOf(item, score));
+}
+
+/** The best `limit` rows of two rankings by score, each row once (the first ranking's first, in a tie). */
+function byScore(a: ChunkRow[], b: ChunkRow[], limit: number): ChunkRow[] {
+  if (b.length === 0) return a;
+  const seen = new Set<string>();
+  return [...a, ...b]
+    .sort((x, y) => (y._score ?? 0) - (x._score ?? 0))
+    .filter(({ key }) => {
+      const id = chunkId(key.collection, key.docId, key.chunk);
+      if (seen.has(id)) return false;
+      seen.add(id);
+      return true;
+    })
+    .slice(0, limit);
 }
 
 function hitOf(row: ChunkRow, score: number): SearchHit {

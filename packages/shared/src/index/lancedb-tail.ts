@@ -28,6 +28,8 @@ interface Sample {
 const indexed = (s: Sample) => s.total - s.rows;
 
 /**
+ * For searches that scan every row outside the full-text index: those made while more rows are
+ * listed as outside it than searchListedRows (lancedb-outside.ts; others scan only those rows).
  * Rows appended since LanceDB's full-text index was last updated are found by a flat scan that
  * every search repeats (tokenizing each row again). Right after a large load that tail is tens of
  * thousands of rows, and the searches that scan it also slow the maintenance run that would fold

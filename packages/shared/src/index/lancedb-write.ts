@@ -11,21 +11,31 @@ import { metadataColumns } from "../filter/lancedb-columns.ts";
 import { rowsTable } from "./lancedb-arrow.ts";
 import { documentsWhere } from "./lancedb-read.ts";
 import { HIT_COLUMN, chunkId, documentRows, hitSql, writeSchema } from "./lancedb-rows.ts";
+import type { OutsideDocument } from "./lancedb-outside.ts";
 import type { Tombstone } from "./lancedb-tombstones.ts";
 import { acceptInOrder, keyOf, newestVersions, type DocumentKey, type IndexItem } from "./versions.ts";
 
 /** Told of each commit a write makes, with the rows it wrote (maintenance counts them). */
 export type Committed = (rows?: number) => void;
 
+/** Told, after the commit that wrote them, of the documents a write made visible (LanceSearchIndex lists them: lancedb-outside.ts). */
+export type Listed = (docs: OutsideDocument[]) => void;
+
 export interface WriteContext {
   vectorSize: number | null;
   /** The sole writer's record of the documents the table may hold; null when other writers may race (then races are settled). */
   held: HeldKeys | null;
   committed: Committed;
+  /** Null for a deferred write: its documents are published later. */
+  listed: Listed | null;
 }
 
 /** Writes the items' accepted versions (acceptInOrder); answers which were accepted. */
-export async function writeDocuments(table: Table, items: IndexItem[], { vectorSize, held, committed }: WriteContext): Promise<boolean[]> {
+export async function writeDocuments(
+  table: Table,
+  items: IndexItem[],
+  { vectorSize, held, committed, listed }: WriteContext,
+): Promise<boolean[]> {
   const keys = held ? await held.of(table) : null;
   const current = await indexedVersions(
     table,
@@ -51,6 +61,7 @@ export async function writeDocuments(table: Table, items: IndexItem[], { vectorS
     const rows = fresh.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
     await table.add(rowsTable(rows, schema));
     committed(rows.length);
+    listed?.(fresh.map(outsideOf));
   }
   if (replacing.length > 0) {
     const rows = replacing.flatMap(({ doc, chunks }) => documentRows(doc, chunks, vectorSize, writer));
@@ -66,10 +77,18 @@ export async function writeDocuments(table: Table, items: IndexItem[], { vectorS
       .whenNotMatchedBySourceDelete({ where: stale.join(" OR ") })
       .execute(rowsTable(rows, schema));
     committed(rows.length);
+    listed?.(replacing.map(outsideOf));
   }
   if (!held) await settleRaces(table, chosen, accepted, items, committed);
   return accepted;
 }
+
+/** A document written, with its rows (a document without chunks has one, its head). */
+const outsideOf = ({ doc, chunks }: IndexItem): OutsideDocument => ({
+  collection: doc.collection,
+  docId: doc.docId,
+  rows: Math.max(1, chunks.length),
+});
 
 /**
  * Another writer may have committed a version of a document between our version check and
@@ -156,6 +175,7 @@ export async function refreshVersion(
   table: Table,
   doc: Omit<IndexedDocument, "text"> & { sha256: string },
   committed: Committed,
+  listed: Listed | null,
 ): Promise<number | null> {
   const scope = `collection = ${sqlString(doc.collection)} AND doc_id = ${sqlString(doc.docId)}`;
   const rows = (await table.query().where(scope).select(["version", "sha256", "chunk"]).toArray()) as {
@@ -171,6 +191,7 @@ export async function refreshVersion(
   const valuesSql = { ...values, [HIT_COLUMN]: hitSql(values.metadata), version: String(doc.version) };
   const { rowsUpdated } = await table.update({ where: `${scope} AND version = ${version}`, valuesSql });
   committed();
+  listed?.([{ collection: doc.collection, docId: doc.docId, rows: rows.length }]);
   return rowsUpdated === rows.length ? rows.filter((r) => r.chunk >= 0).length : null;
 }
 

@@ -8,7 +8,7 @@ import { describeIndexModel, reopening } from "../../test-support/index-model.ts
 import { all, doc, lanceIndexes, whole } from "../../test-support/lance-fixture.ts";
 import { parseFilter } from "../filter/parse.ts";
 import type { IndexedDocument } from "../ports.ts";
-import { LanceSearchIndex } from "./lancedb.ts";
+import { LanceSearchIndex, type LanceIndexOptions } from "./lancedb.ts";
 import { findHeads } from "./lancedb-read.ts";
 import { TABLE_NAME, completeText, documentText, restOf, tableSchema } from "./lancedb-rows.ts";
 
@@ -28,11 +28,11 @@ describeIndexContract("LanceDB", async (options) => {
 });
 
 /** The model fixture on a new folder; `before` makes the table first, as an older version did. */
-function modelFixture(before?: (dir: string) => Promise<void>) {
+function modelFixture(before?: (dir: string) => Promise<void>, options: Partial<LanceIndexOptions> = {}) {
   return async () => {
     const dir = mkdtempSync(path.join(tmpdir(), "docstore-lance-model-"));
     await before?.(dir);
-    return reopening(() => new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0 }), {
+    return reopening(() => new LanceSearchIndex({ dir, dimensions: null, maintainEveryMs: 0, ...options }), {
       maintain: (index) => index.maintain(),
       cleanup: () => rmSync(dir, { recursive: true, force: true }),
     });
@@ -40,6 +40,15 @@ function modelFixture(before?: (dir: string) => Promise<void>) {
 }
 
 describeIndexModel("LanceDB", modelFixture(), 40);
+
+// Maintenance on its timer as well, and short bounds: a deferred load's publish waits for a run
+// or lists the documents, and searches scan the listed rows, or every row outside the index once
+// more than 60 are listed.
+describeIndexModel(
+  "LanceDB, maintaining itself, documents published",
+  modelFixture(undefined, { maintainEveryMs: 100, publishAtOnceRows: 20, searchListedRows: 60, waitForIndexMs: 2_000 }),
+  12,
+);
 
 // A table of layout 1: stable row ids, no layout mark. Its full-text index is built again after a
 // compaction commits, and a search in between may come back short: none is made during a run.

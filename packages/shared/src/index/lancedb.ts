@@ -1,12 +1,22 @@
 import { constants } from "node:fs";
 import { access } from "node:fs/promises";
 import type { OptimizeStats, Table } from "@lancedb/lancedb";
-import type { FindRequest, IndexedDocument, InventoryScope, ScanRequest, SearchIndex, SearchRequest } from "../ports.ts";
+import type {
+  FindRequest,
+  IndexedDocument,
+  InventoryScope,
+  PublishedDocument,
+  ScanRequest,
+  SearchIndex,
+  SearchRequest,
+  WriteOptions,
+} from "../ports.ts";
 import { and, sqlString } from "../filter/lancedb.ts";
 import { storageError } from "../storage-errors.ts";
 import { indexDimensionMismatch } from "./lancedb-rows.ts";
 import { findHeads, inventoryOf, readChunks, scanHeads, searchChunks } from "./lancedb-read.ts";
-import { openChunkTable, TEXT_INDEX } from "./lancedb-table.ts";
+import { openChunkTable, TABLE_LAYOUT, TEXT_INDEX } from "./lancedb-table.ts";
+import { OutsideIndex, type OutsideDocument, type OutsideList } from "./lancedb-outside.ts";
 import { TailWait, type TailCount } from "./lancedb-tail.ts";
 import { SearchDemand } from "./lancedb-demand.ts";
 import { Tombstones, hiddenBy, tombstonesWhere, type Hidden, type Tombstone } from "./lancedb-tombstones.ts";
@@ -14,7 +24,7 @@ import { TableConnection } from "./lancedb-connection.ts";
 import { Maintenance } from "./lancedb-maintenance.ts";
 import { withDefaults, type LanceIndexOptions, type LanceOptions } from "./lancedb-options.ts";
 import { INDEX_PLACE, SerialWrites } from "./lancedb-serial.ts";
-import { HeldKeys, concerning, refreshVersion, writeDocuments } from "./lancedb-write.ts";
+import { HeldKeys, concerning, refreshVersion, writeDocuments, type Listed } from "./lancedb-write.ts";
 import type { IndexItem } from "./versions.ts";
 
 export type { LanceIndexOptions } from "./lancedb-options.ts";
@@ -30,9 +40,12 @@ export type { LanceIndexOptions } from "./lancedb-options.ts";
  * writing versions of one document at once, see settleRaces in lancedb-write.ts). Every commit
  * leaves a version and usually a small fragment behind; `maintain()` (on a timer, and after
  * enough rows or commits: lancedb-maintenance.ts) compacts them, folds new rows into the indexes
- * (rows appended after the full-text index was built are found only by a slower flat scan until
- * then; a search that finds a large tail of them waits for maintenance instead: see TailWait) and
- * removes versions older than `keepVersionsMs`. Deleting a document or a collection is answered
+ * and removes versions older than `keepVersionsMs`. Rows appended since the last run are outside
+ * the full-text index: a full-text search reads the index alone, and scans only the rows of the
+ * documents listed as outside it (lancedb-outside.ts: those a write made visible at once, and those
+ * published before a run folded them in); past `searchListedRows` listed rows it scans every row
+ * outside the index (LanceDB's default), and then waits for maintenance first when that tail is
+ * large (TailWait). Deleting a document or a collection is answered
  * once it is recorded as a tombstone, which reads honour until it is applied
  * (lancedb-tombstones.ts). Every `renewAfterVersions` versions the table moves to a new
  * connection (lancedb-connection.ts), each operation keeping the one it started on until it ends.
@@ -47,6 +60,14 @@ export class LanceSearchIndex implements SearchIndex {
   /** Holds a search back while maintenance folds a large tail of new rows into the index. */
   readonly #tail: TailWait;
   readonly #demand: SearchDemand;
+  /** Documents searches must find whose rows may be outside the full-text index (lancedb-outside.ts). */
+  readonly #outside: OutsideIndex;
+  /**
+   * True while the table may hold rows outside the full-text index that nothing lists (a folder
+   * written before the list existed): searches then scan every row outside the index, until a
+   * run has folded them in.
+   */
+  #unlisted: Promise<boolean>;
   /** Deletions answered, not yet applied to the table (see lancedb-tombstones.ts). */
   readonly #tombstones: Tombstones;
   /** The application of every waiting tombstone under way, if one is. */
@@ -60,6 +81,7 @@ export class LanceSearchIndex implements SearchIndex {
     this.#options = withDefaults(options);
     this.#demand = new SearchDemand(options.dir, this.#options.maintainAfterSearchMs);
     this.#tombstones = new Tombstones(options.dir);
+    this.#outside = new OutsideIndex(options.dir);
     this.#held = this.#options.soleWriter ? new HeldKeys() : null;
     this.#tail = new TailWait(() => this.#textIndexCount(), {
       aboveRows: this.#options.waitAboveUnindexed,
@@ -77,12 +99,35 @@ export class LanceSearchIndex implements SearchIndex {
         writes: this.#writes,
         demand: this.#demand,
         textIndexCount: () => this.#textIndexCount(),
+        outside: {
+          mark: () => this.#outside.mark(),
+          folded: (mark) => {
+            this.#outside.create();
+            this.#outside.clear(mark);
+            this.#unlisted = Promise.resolve(false);
+          },
+        },
         onTick: () => {
           if (this.#tombstonesWait()) this.#applyPending();
         },
       },
       this.#options,
     );
+    this.#unlisted = this.#connection.opened
+      .then(async () => {
+        if (this.#outside.exists()) return false;
+        if ((await this.#textIndexCount()).unindexed > 0) {
+          this.#maintenance.foldInSoon();
+          return true;
+        }
+        try {
+          this.#outside.create();
+        } catch {
+          // A folder that cannot be written: the writes say so.
+        }
+        return false;
+      })
+      .catch(() => true);
   }
 
   /** Connections opened on the table so far, the first included. */
@@ -111,7 +156,20 @@ export class LanceSearchIndex implements SearchIndex {
 
   #committed = (rows = 0): void => this.#maintenance.committed(rows);
 
-  async indexDocuments(items: IndexItem[]): Promise<boolean[]> {
+  /** Lists what a write made visible, unless it is deferred (then publish does). */
+  #listed(options: WriteOptions | undefined): Listed | null {
+    return options?.deferred ? null : (docs) => this.#list(docs);
+  }
+
+  #list(docs: OutsideDocument[]): void {
+    try {
+      this.#outside.add(docs);
+    } catch (err) {
+      throw storageError(err, INDEX_PLACE) ?? err;
+    }
+  }
+
+  async indexDocuments(items: IndexItem[], options?: WriteOptions): Promise<boolean[]> {
     if (items.length === 0) return [];
     const { vectorSize } = await this.#connection.opened;
     for (const { chunks } of items)
@@ -119,14 +177,19 @@ export class LanceSearchIndex implements SearchIndex {
     return this.#serial(async (table) => {
       // A deletion answered before these documents were written must not remove them later.
       await this.#applyTombstones(table, concerning(items.map((i) => i.doc)));
-      return writeDocuments(table, items, { vectorSize, held: this.#held, committed: this.#committed });
+      return writeDocuments(table, items, {
+        vectorSize,
+        held: this.#held,
+        committed: this.#committed,
+        listed: this.#listed(options),
+      });
     });
   }
 
-  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }): Promise<number | null> {
+  async refreshDocument(doc: Omit<IndexedDocument, "text"> & { sha256: string }, options?: WriteOptions): Promise<number | null> {
     return this.#serial(async (table) => {
       await this.#applyTombstones(table, concerning([doc]));
-      return refreshVersion(table, doc, this.#committed);
+      return refreshVersion(table, doc, this.#committed, this.#listed(options));
     });
   }
 
@@ -213,14 +276,40 @@ export class LanceSearchIndex implements SearchIndex {
     return hiddenBy(this.#tombstones.pending());
   }
 
+  /**
+   * The documents a full-text search scans besides the index; null when it scans every row
+   * outside the index instead: more than searchListedRows rows listed, the list not readable, or
+   * a table of an older layout (its text index is built again after each compaction, so rows it
+   * held may be outside it meanwhile).
+   */
+  async #outsideList(layout: number): Promise<OutsideList | null> {
+    if (layout < TABLE_LAYOUT) return null;
+    if (await this.#unlisted) {
+      // Another process on the folder makes the file only once a run has folded those rows in.
+      if (!this.#outside.exists()) return null;
+      this.#unlisted = Promise.resolve(false);
+    }
+    try {
+      const list = this.#outside.list();
+      return list.rows <= this.#options.searchListedRows ? list : null;
+    } catch {
+      return null;
+    }
+  }
+
   // The reads are lancedb-read.ts's, which declares what they return; here they leave out what
   // tombstones hide, and hold the table's connection while they run.
   async search(request: SearchRequest) {
-    const { vectorSize } = await this.#connection.opened;
+    const { vectorSize, layout } = await this.#connection.opened;
     return this.#demand.during(async () => {
-      await this.#tail.settle();
+      // Read before the table is: a document leaves the list only once the index holds it.
+      let outside = await this.#outsideList(layout);
+      if (outside === null) {
+        await this.#tail.settle();
+        outside = await this.#outsideList(layout); // a run may have shortened it meanwhile
+      }
       const hidden = this.#hidden();
-      return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion, hidden));
+      return this.#with((table) => searchChunks(table, request, vectorSize, this.#options.fusion, hidden, outside));
     });
   }
 
@@ -240,27 +329,39 @@ export class LanceSearchIndex implements SearchIndex {
   }
 
   /**
-   * Resolves once the rows this instance wrote before the call are in the full-text index: at
-   * once when at most restTailRows rows are outside it (searches scan those in milliseconds),
-   * otherwise when a maintenance run that started after the call has ended, or any run after
-   * which at most restTailRows rows are outside it (a run's index update also takes the rows
-   * committed while it compacted). It waits at most as long as a search would (waitForIndexMs
-   * for each waitForIndexRows rows of the table: then the rows are still found, by the scan),
-   * and not at all on an instance that maintains the table only when asked.
+   * Makes documents written `deferred` (by this instance, before the call) visible to searches.
+   * It resolves without listing them once the full-text index holds their rows: when no row is
+   * outside it, or when a maintenance run that started after the call has ended. Otherwise it
+   * lists them as outside the index (lancedb-outside.ts), then resolves: at once while the rows
+   * listed, theirs included, stay within publishAtOnceRows (a search scans those in milliseconds;
+   * looked at again after each run), or once `now` is aborted, or after as long as a search would
+   * wait for a run (waitForIndexMs for each waitForIndexRows rows of the table), or at once on an
+   * instance that maintains the table only when asked.
    */
-  async whenSearchable(): Promise<void> {
-    if (this.#closed) return;
+  async publish(docs: readonly PublishedDocument[], now?: AbortSignal): Promise<void> {
+    if (docs.length === 0) return;
     const after = this.#maintenance.runsStarted;
-    // Not known (null): the rows are found all the same, by the scan.
-    const shortTail = (count: TailCount | null) => count === null || count.unindexed <= this.#options.restTailRows;
-    const count = await this.#textIndexCount().catch(() => null);
-    if (shortTail(count)) return;
+    const listing = docs.map((d) => ({ collection: d.collection, docId: d.docId, rows: Math.max(1, d.chunks) }));
+    const rows = listing.reduce((sum, d) => sum + d.rows, 0);
+    const room = () => {
+      try {
+        return this.#outside.list().rows + rows <= this.#options.publishAtOnceRows;
+      } catch {
+        return true; // listing them says what is wrong
+      }
+    };
     const { waitForIndexMs, waitForIndexRows } = this.#options;
-    const deadline = Date.now() + waitForIndexMs * Math.max(1, count!.total / waitForIndexRows);
-    for (;;) {
-      const run = await this.#maintenance.runEnded(deadline - Date.now());
-      if (run === null || run > after || shortTail(await this.#textIndexCount().catch(() => null))) return;
+    let deadline: number | null = null;
+    while (!this.#closed && !now?.aborted) {
+      const count = await this.#textIndexCount().catch(() => null);
+      if (count?.unindexed === 0) return;
+      if (room()) break;
+      deadline ??= Date.now() + waitForIndexMs * Math.max(1, (count?.total ?? 0) / waitForIndexRows);
+      const run = await this.#maintenance.runEnded(deadline - Date.now(), 0, now);
+      if (run === null) break;
+      if (run > after) return;
     }
+    this.#list(listing);
   }
 
   async *inventory(scope: InventoryScope, batch: number) {
@@ -295,6 +396,7 @@ export class LanceSearchIndex implements SearchIndex {
     await this.#applying;
     await this.#writes.idle();
     this.#tombstones.close();
+    this.#outside.close();
     await this.#connection.close();
   }
 }
