@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Logger } from "@docstore/shared";
 
 /**
@@ -15,6 +16,8 @@ export class ReadyMarks {
 
   constructor(logger: Pick<Logger, "warn">) {
     this.#logger = logger;
+    // Each batch that waits listens to it (a large load: hundreds at once), and stops at its end.
+    setMaxListeners(0, this.#now.signal);
   }
 
   /** Runs `mark` once `publish` resolves (told to hurry by a flush); never rejects. */
