@@ -197,7 +197,7 @@ describe("LanceSearchIndex maintenance", () => {
     const found = async (index: LanceSearchIndex) =>
       (await index.search({ query: "plover", collections: ["c"], filter: all, k: 50 })).length;
 
-    it("waits, when the list would pass publishAtOnceRows, until a run folded the rows in", async () => {
+    it("waits, while more than publishAtOnceRows rows are outside the index, until a run folded them in", async () => {
       const dir = tempDir();
       // A short rest: the pause after the writes starts the run that folds them in.
       const index = make({ dir, maintainEveryMs: 200, publishAtOnceRows: 5 });
@@ -211,7 +211,7 @@ describe("LanceSearchIndex maintenance", () => {
       expect(await found(index)).toBe(20);
     });
 
-    it("lists them at once within publishAtOnceRows; a run folds them in and clears the list", async () => {
+    it("lists them at once while publishAtOnceRows rows or fewer are outside the index; a run clears the list", async () => {
       const dir = tempDir();
       // The timer would look in a minute, and the pause after the writes in 1 s.
       const index = make({ dir, maintainEveryMs: 60_000, publishAtOnceRows: 5 });

@@ -72,6 +72,8 @@ export class Maintenance {
   #pauseTimer: NodeJS.Timeout | null = null;
   /** Runs started so far (a run's number), and who waits for one to end (runEnded). */
   #started = 0;
+  /** The number of the last run that ended, or failed. */
+  #ended = 0;
   #waiting: { after: number; resolve: (run: number | null) => void }[] = [];
 
   constructor(parts: MaintenanceParts, options: LanceOptions) {
@@ -122,6 +124,11 @@ export class Maintenance {
     void this.#look("commit");
   }
 
+  /** Whether a run is under way. */
+  get running(): boolean {
+    return this.#started > this.#ended;
+  }
+
   /** Runs started so far: the number the next run takes is one more. */
   get runsStarted(): number {
     return this.#started;
@@ -154,6 +161,14 @@ export class Maintenance {
 
   async #maintain(): Promise<OptimizeStats> {
     const run = ++this.#started;
+    try {
+      return await this.#fold(run);
+    } finally {
+      this.#ended = run;
+    }
+  }
+
+  async #fold(run: number): Promise<OptimizeStats> {
     const { outside } = this.#parts;
     // Every document listed by now has its rows committed: this run folds them into the index.
     const mark = readOr(() => outside.mark(), 0);

@@ -91,9 +91,10 @@ export interface LanceIndexOptions {
    */
   searchListedRows?: number;
   /**
-   * publish() lists documents at once while the rows listed, theirs included, stay within this
-   * (default 250: each listed row costs every search about 0.05 ms); otherwise it waits for a
-   * maintenance run to fold them into the index.
+   * publish() lists documents at once while at most this many rows are outside the full-text
+   * index, theirs included (default 500: a search restricted to the listed documents scans that
+   * tail, and each listed row, in milliseconds); otherwise it waits for a maintenance run to fold
+   * them into the index.
    */
   publishAtOnceRows?: number;
 }
@@ -125,6 +126,6 @@ export function withDefaults(options: LanceIndexOptions): LanceOptions {
     waitForIndexMs: options.waitForIndexMs ?? 30_000,
     waitForIndexRows: options.waitForIndexRows ?? 500_000,
     searchListedRows: options.searchListedRows ?? 5_000,
-    publishAtOnceRows: options.publishAtOnceRows ?? 250,
+    publishAtOnceRows: options.publishAtOnceRows ?? 500,
   };
 }

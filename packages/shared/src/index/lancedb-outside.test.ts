@@ -57,6 +57,17 @@ describe("OutsideIndex", () => {
     expect(o.list()).toEqual({ docs: [], rows: 0 });
   });
 
+  it("reads no list of more rows than asked for", () => {
+    const o = on(folder());
+    o.add([
+      { collection: "c", docId: "a", rows: 3 },
+      { collection: "c", docId: "b", rows: 2 },
+    ]);
+    expect(o.list(4)).toBeNull();
+    expect(o.list(5)?.docs).toHaveLength(2);
+    expect(o.list(4)).toBeNull(); // from the cache
+  });
+
   it("sees what another connection on the folder listed and cleared", () => {
     const dir = folder();
     const [writer, reader] = [on(dir), on(dir)];

@@ -50,6 +50,7 @@ const EMPTY: OutsideList = { docs: [], rows: 0 };
 interface Files {
   db: Db;
   add: Statement;
+  rows: Statement;
   all: Statement;
   last: Statement;
   clear: Statement;
@@ -71,6 +72,7 @@ export class OutsideIndex {
     return (this.#files = {
       db,
       add: db.prepare("INSERT INTO outside (collection, doc_id, rows) VALUES (?, ?, ?)"),
+      rows: db.prepare("SELECT coalesce(sum(rows), 0) AS rows FROM outside"),
       all: db.prepare("SELECT collection, doc_id AS docId, rows FROM outside"),
       last: db.prepare("SELECT coalesce(max(id), 0) AS id FROM outside"),
       clear: db.prepare("DELETE FROM outside WHERE id <= ?"),
@@ -97,12 +99,18 @@ export class OutsideIndex {
     this.#cached = null;
   }
 
-  /** The documents listed (none while the file was never made). */
-  list(): OutsideList {
+  /**
+   * The documents listed (none while the file was never made); null when their rows are more
+   * than `maxRows` (they are not read then: writers in other processes may list thousands).
+   */
+  list(): OutsideList;
+  list(maxRows: number): OutsideList | null;
+  list(maxRows = Infinity): OutsideList | null {
     if (!this.#files && !existsSync(path.join(this.#dir, FILE))) return EMPTY;
     const files = this.#open();
     const dataVersion = files.db.pragma("data_version", { simple: true }) as number;
-    if (this.#cached?.dataVersion === dataVersion) return this.#cached.list;
+    if (this.#cached?.dataVersion === dataVersion) return this.#cached.list.rows > maxRows ? null : this.#cached.list;
+    if ((files.rows.get() as { rows: number }).rows > maxRows) return null;
     const entries = files.all.all() as OutsideDocument[];
     const seen = new Set<string>();
     const docs: OutsideList["docs"] = [];

@@ -290,8 +290,7 @@ export class LanceSearchIndex implements SearchIndex {
       this.#unlisted = Promise.resolve(false);
     }
     try {
-      const list = this.#outside.list();
-      return list.rows <= this.#options.searchListedRows ? list : null;
+      return this.#outside.list(this.#options.searchListedRows);
     } catch {
       return null;
     }
@@ -332,34 +331,32 @@ export class LanceSearchIndex implements SearchIndex {
    * Makes documents written `deferred` (by this instance, before the call) visible to searches.
    * It resolves without listing them once the full-text index holds their rows: when no row is
    * outside it, or when a maintenance run that started after the call has ended. Otherwise it
-   * lists them as outside the index (lancedb-outside.ts), then resolves: at once while the rows
-   * listed, theirs included, stay within publishAtOnceRows (a search scans those in milliseconds;
-   * looked at again after each run), or once `now` is aborted, or after as long as a search would
-   * wait for a run (waitForIndexMs for each waitForIndexRows rows of the table), or at once on an
-   * instance that maintains the table only when asked.
+   * lists them as outside the index (lancedb-outside.ts), then resolves: at once while at most
+   * publishAtOnceRows rows are outside the index, theirs included (no large load goes on: a
+   * search scans the listed rows, and the tail to find them, in milliseconds; looked at again
+   * after each run), or once `now` is aborted, or when no run has ended or been under way for as
+   * long as a search would wait for one (waitForIndexMs for each waitForIndexRows rows of the
+   * table: maintenance may be failing), or at once on an instance that maintains the table only
+   * when asked. It waits as long as runs go on: listed after a fixed wait, a large load's
+   * documents made every search scan the whole tail (more than searchListedRows rows listed),
+   * as runs at a million rows take most of a minute.
    */
   async publish(docs: readonly PublishedDocument[], now?: AbortSignal): Promise<void> {
     if (docs.length === 0) return;
     const after = this.#maintenance.runsStarted;
     const listing = docs.map((d) => ({ collection: d.collection, docId: d.docId, rows: Math.max(1, d.chunks) }));
-    const rows = listing.reduce((sum, d) => sum + d.rows, 0);
-    const room = () => {
-      try {
-        return this.#outside.list().rows + rows <= this.#options.publishAtOnceRows;
-      } catch {
-        return true; // listing them says what is wrong
-      }
-    };
-    const { waitForIndexMs, waitForIndexRows } = this.#options;
+    const { waitForIndexMs, waitForIndexRows, publishAtOnceRows } = this.#options;
     let deadline: number | null = null;
     while (!this.#closed && !now?.aborted) {
       const count = await this.#textIndexCount().catch(() => null);
       if (count?.unindexed === 0) return;
-      if (room()) break;
-      deadline ??= Date.now() + waitForIndexMs * Math.max(1, (count?.total ?? 0) / waitForIndexRows);
+      if (count === null || count.unindexed <= publishAtOnceRows) break;
+      deadline ??= Date.now() + waitForIndexMs * Math.max(1, count.total / waitForIndexRows);
       const run = await this.#maintenance.runEnded(deadline - Date.now(), 0, now);
-      if (run === null) break;
-      if (run > after) return;
+      if (run !== null && run > after) return;
+      // A run ended, or one is under way: maintenance goes on, and a run after the call folds them in.
+      if (run !== null || (this.#maintenance.running && !now?.aborted && !this.#closed)) deadline = null;
+      else break;
     }
     this.#list(listing);
   }
