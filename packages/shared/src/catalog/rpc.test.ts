@@ -111,6 +111,49 @@ describe("catalog writes sent to the thread that owns them", () => {
     expect((await owner.get("c", "d1"))?.status).toBe("failed");
   });
 
+  it("runs a large message a slice a turn, in the order sent, the owner's loop turning between slices", async () => {
+    const { port1: apiSide, port2: workerSide } = new MessageChannel();
+    ports.push(apiSide, workerSide);
+    let replies = 0;
+    const counted = {
+      postMessage: (m: unknown) => {
+        replies++;
+        apiSide.postMessage(m);
+      },
+    };
+    const serve = serveCatalogWrites(counted, owner, 100);
+    // Turns of the owner's loop (its I/O, an HTTP request's, runs in each) while the calls run.
+    let turns = 0;
+    const turning = setInterval(() => turns++, 0);
+    const answeredAt: number[] = [];
+    apiSide.on("message", (m: unknown) => {
+      if (!isCatalogCalls(m)) return;
+      messages++;
+      serve(m);
+    });
+    const sliced = remoteWritesCatalog(workerSide, owner);
+    const records = await Promise.all(Array.from({ length: 350 }, (_, i) => owner.accept(newDocument("c", `d${i}`))));
+    messages = 0;
+    const { record: last } = records.at(-1)!;
+    const calls = [
+      sliced.markFailed(last.collection, last.docId, last.version, "first"),
+      ...records.map(async ({ record: r }, i) => {
+        const ready = await sliced.markReady(r.collection, r.docId, r.version, i);
+        answeredAt.push(turns);
+        return ready;
+      }),
+    ];
+    const answers = await Promise.all(calls);
+    clearInterval(turning);
+    expect(answers.every((a) => a === true)).toBe(true);
+    expect(messages).toBe(1);
+    expect(replies).toBe(4); // 351 calls, 100 at a time
+    // The last markReady, in the fourth slice, came after the markFailed of the first.
+    expect(await owner.get("c", "d349")).toMatchObject({ status: "ready", chunks: 349 });
+    // The first slice was answered turns of the loop before the last.
+    expect(answeredAt[0]!).toBeLessThan(answeredAt.at(-1)!);
+  });
+
   it("fails every call of a turn whose arguments cannot be sent, and goes on working", async () => {
     const { record } = await owner.accept(newDocument("c", "d"));
     const calls = [

@@ -40,8 +40,23 @@ interface Replies {
 
 export const isCatalogCalls = (m: unknown): m is Calls => typeof m === "object" && m !== null && "calls" in m && Array.isArray(m.calls);
 
-/** API thread: runs the worker's catalog writes on the owning connection; one reply message per message of calls. */
-export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog: Catalog): (message: Calls) => void {
+/**
+ * The most calls run in one turn of the API thread's event loop (one transaction: GroupCommit).
+ * A maintenance run that folds in a large load resolves the marks of every batch that waited on
+ * it at once, tens of thousands of `markReady` calls in one message; run in one turn, they held
+ * the HTTP thread for most of a second (docs/benchmarks.md). About 12 ms a slice.
+ */
+export const CALLS_PER_TURN = 1_000;
+
+/**
+ * API thread: runs the worker's catalog writes on the owning connection, in the order they were
+ * sent, at most CALLS_PER_TURN in a turn; one reply message for each slice of a message.
+ */
+export function serveCatalogWrites(
+  thread: Pick<Worker, "postMessage">,
+  catalog: Catalog,
+  callsPerTurn = CALLS_PER_TURN,
+): (message: Calls) => void {
   const run = ({ rpc, method, args }: Call): Promise<Reply> => {
     if (!WRITES.includes(method)) return Promise.resolve({ rpc, error: toWire(new Error(`not a catalog write: ${String(method)}`)) });
     return Promise.resolve()
@@ -51,8 +66,28 @@ export function serveCatalogWrites(thread: Pick<Worker, "postMessage">, catalog:
         (err: unknown) => ({ rpc, error: toWire(err) }),
       );
   };
+  /** Runs the calls and replies; never rejects (a reply that cannot be sent fails its calls). */
+  const slice = async (calls: Call[]) => {
+    const replies = await Promise.all(calls.map(run));
+    try {
+      thread.postMessage({ replies } satisfies Replies);
+    } catch (err) {
+      thread.postMessage({ replies: calls.map(({ rpc }) => ({ rpc, error: toWire(err) })) } satisfies Replies);
+    }
+  };
+  const idle = Promise.resolve();
+  /** Settles once every slice received so far has run: each slice starts after the one before. */
+  let queue = idle;
   return ({ calls }) => {
-    void Promise.all(calls.map(run)).then((replies) => thread.postMessage({ replies } satisfies Replies));
+    for (let i = 0; i < calls.length; i += callsPerTurn) {
+      const part = calls.slice(i, i + callsPerTurn);
+      // The common case, a single slice with none before it, starts in this turn.
+      const done = queue === idle ? slice(part) : queue.then(() => slice(part));
+      queue = done;
+      void done.then(() => {
+        if (queue === done) queue = idle;
+      });
+    }
   };
 }
 
