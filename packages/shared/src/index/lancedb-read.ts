@@ -255,7 +255,7 @@ export async function findHeads(table: Table, request: FindRequest, hidden: Hidd
       .orderBy(order)
       .offset(request.offset)
       .limit(request.limit)
-      .select(TEXT_COLUMNS)
+      .select(withSorted(TEXT_COLUMNS, order))
       .toArray()) as TextRow[]);
   const whole = heads.map((head) => documentOf(head, [head]));
   const parts = heads.filter((_, i) => whole[i] === null).map(keyOf);
@@ -268,6 +268,13 @@ export async function findHeads(table: Table, request: FindRequest, hidden: Hidd
 }
 
 type Order = { columnName: string; ascending: boolean; nullsFirst: boolean }[];
+
+/**
+ * `columns` and the columns a query sorts by: LanceDB (0.39) fails to plan a sort by a column not
+ * selected when scalar indexes answer the whole `where` ("TakeExec requires the input plan to
+ * have a column named '_rowaddr' or '_rowid'").
+ */
+const withSorted = (columns: readonly string[], order: Order) => [...new Set([...columns, ...order.map((o) => o.columnName)])];
 
 /**
  * The page of head rows [offset, offset + limit) in the order of `terms` then collection and
@@ -335,7 +342,11 @@ export async function* scanHeads(table: Table, request: ScanRequest, hidden: Hid
     return docs;
   };
   if (order) {
-    for await (const batch of table.query().where(where).orderBy(order).select(["collection", "doc_id"])) {
+    for await (const batch of table
+      .query()
+      .where(where)
+      .orderBy(order)
+      .select(withSorted(["collection", "doc_id"], order))) {
       for (const row of batch.toArray() as unknown as HeadRow[]) {
         keys.push(keyOf(row));
         if (keys.length >= size) yield await flush();

@@ -29,7 +29,7 @@ export const TEXT_INDEX = "text_idx";
 /**
  * BM25 with English stemming and stopwords, lowercased and ASCII-folded (é matches e, as
  * SQLite's unicode61 did); no positions, as no phrase query is made. Bitmaps for the
- * low-cardinality columns filters and scopes use; B-trees for the join key of mergeInsert, the
+ * low-cardinality columns filters, scopes and head rows use; B-trees for the join key of mergeInsert, the
  * document key and the ranges on priority and created.
  */
 export const textIndex = () =>
@@ -46,6 +46,9 @@ export const textIndex = () =>
 const INDEXES: [string, () => Index][] = [
   ["text", textIndex],
   ["collection", () => Index.bitmap()],
+  // Tag lookups and listings read head rows: without it, LanceDB read `head` for every row the
+  // other conditions kept (a tag lookup's query at 200,000 documents: 6.3 ms against 2.9 with it).
+  ["head", () => Index.bitmap()],
   ["m_status", () => Index.bitmap()],
   ["m_type", () => Index.bitmap()],
   ["id", () => Index.btree()],
