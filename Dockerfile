@@ -42,7 +42,8 @@ ENV NODE_ENV=production \
     PORT=8080 \
     DATA_DIR=/app/data \
     MALLOC_ARENA_MAX=2 \
-    MALLOC_MMAP_THRESHOLD_=4194304
+    MALLOC_MMAP_THRESHOLD_=4194304 \
+    NODE_OPTIONS=--max-semi-space-size=16
 WORKDIR /app
 
 # Dependencies (root node_modules holds pnpm's virtual store; each package's node_modules
