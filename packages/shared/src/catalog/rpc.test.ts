@@ -154,6 +154,33 @@ describe("catalog writes sent to the thread that owns them", () => {
     expect(answeredAt[0]!).toBeLessThan(answeredAt.at(-1)!);
   });
 
+  it("fails the calls whose answer cannot be sent, drops one with nobody to answer, and serves the next", async () => {
+    const posted: { replies: { rpc: number; result?: unknown; error?: unknown }[] }[] = [];
+    let failing = 0;
+    const thread = {
+      postMessage: (m: unknown) => {
+        if (failing > 0) {
+          failing--;
+          throw new Error("the thread is gone");
+        }
+        posted.push(structuredClone(m) as (typeof posted)[number]);
+      },
+    };
+    const serve = serveCatalogWrites(thread, owner, 1);
+    const call = (rpc: number) => ({ rpc, method: "markFailed" as const, args: ["c", `none${rpc}`, 1, "e"] });
+    const settled = async () => {
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    };
+    failing = 1; // the reply fails, the error reply goes
+    serve({ calls: [call(1)] });
+    await settled();
+    expect(posted.map((m) => m.replies.map((r) => [r.rpc, r.error === undefined]))).toEqual([[[1, false]]]);
+    failing = 2; // neither can be sent: dropped, and the slices after it still run
+    serve({ calls: [call(2), call(3)] });
+    await settled();
+    expect(posted.slice(1).map((m) => m.replies.map((r) => [r.rpc, r.result]))).toEqual([[[3, false]]]);
+  });
+
   it("fails every call of a turn whose arguments cannot be sent, and goes on working", async () => {
     const { record } = await owner.accept(newDocument("c", "d"));
     const calls = [

@@ -66,13 +66,20 @@ export function serveCatalogWrites(
         (err: unknown) => ({ rpc, error: toWire(err) }),
       );
   };
-  /** Runs the calls and replies; never rejects (a reply that cannot be sent fails its calls). */
+  /**
+   * Runs the calls and replies; never rejects, so the slices after it run. A reply that cannot
+   * be cloned fails its calls; one that cannot be sent at all (the thread gone) is dropped.
+   */
   const slice = async (calls: Call[]) => {
     const replies = await Promise.all(calls.map(run));
     try {
       thread.postMessage({ replies } satisfies Replies);
     } catch (err) {
-      thread.postMessage({ replies: calls.map(({ rpc }) => ({ rpc, error: toWire(err) })) } satisfies Replies);
+      try {
+        thread.postMessage({ replies: calls.map(({ rpc }) => ({ rpc, error: toWire(err) })) } satisfies Replies);
+      } catch {
+        // Nobody to answer.
+      }
     }
   };
   const idle = Promise.resolve();
