@@ -47,9 +47,12 @@ describe("faults, distributed mode", () => {
     const answers = new Answers("kills");
     const queue = ingestQueue(svc);
     for (let b = 0; b < 2; b++) expect(status(await loadBulk(svc, answers, answers.take(50)))).toBe(202);
-    // The document every kill interrupts, queued behind those: long enough that a worker is seen holding it.
+    // The document every kill interrupts, queued behind those: long enough that a worker is seen
+    // holding it, twice in one activation, by looks 50 ms apart that a busy machine may delay.
+    // At 120,000 words a worker finished it in 250 ms, and in a CI run the surviving worker
+    // finished it unseen after the first kill; at 900,000 words (about 7 MB) it takes 1.1-1.5 s.
     const big = answers.take(1)[0]!;
-    const bigText = `${textOf(big)} ${Array.from({ length: 120_000 }, (_, w) => `bulk${w % 997}`).join(" ")}`;
+    const bigText = `${textOf(big)} ${Array.from({ length: 900_000 }, (_, w) => `bulk${w % 997}`).join(" ")}`;
     const first = await call(svc, "POST", "/load_text_to_collection", {
       query: { collection_name: answers.collection, doc_id: idOf(big) },
       json: { text: bigText },
