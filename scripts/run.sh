@@ -30,6 +30,11 @@ fi
 
 # The folder this was run from: the command-line tool reads relative paths from there.
 if [ "${1:-}" = docstore ]; then export DOCSTORE_CWD="$PWD"; fi
+# A relative QDRANT_BIN names a file from that folder too (benches and tests start it elsewhere).
+case "${QDRANT_BIN:-/}" in
+  /*) ;;
+  *) QDRANT_BIN="$PWD/$QDRANT_BIN" ;;
+esac
 cd "$root"
 pnpm install --frozen-lockfile --reporter=append-only >&2
 # A script that only runs one Node.js program is exec'd, not run through pnpm, so that signals
