@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
 import { queryTerms } from "../../search/query-terms.ts";
-import { BM25, documentTokens, documentVector, murmur3, queryVector, stem, tokenId } from "./sparse.ts";
+import { BM25, documentVector, documentWords, murmur3, queryVector, stem, tokenId } from "./sparse.ts";
 
 const bytes = (s: string) => Buffer.from(s, "utf8");
 
@@ -45,8 +45,11 @@ describe("tokens", () => {
     ]);
   });
 
-  it("splits like queryTerms (letters and digits, lower case) and stems each word", () => {
-    expect(documentTokens("Heron, heron-HERONS: a study (2024)")).toEqual(["heron", "heron", "heron", "a", "study", "2024"]);
+  it("splits like queryTerms (letters and digits, lower case), and indexes each word stemmed", () => {
+    expect(documentWords("Heron, heron-HERONS: a study (2024)")).toEqual(["heron", "heron", "herons", "a", "study", "2024"]);
+    expect(documentVector("Heron, heron-HERONS: a study (2024)").indices).toEqual(
+      [tokenId("heron"), tokenId("study"), tokenId("2024")].sort((a, b) => a - b),
+    );
     expect(queryTerms("Heron, heron-HERONS")).toEqual(["heron", "herons"]);
   });
 });
@@ -70,6 +73,24 @@ describe("sparse vectors", () => {
 
   it("is empty for a text without words", () => {
     expect(documentVector("?! …")).toEqual({ indices: [], values: [] });
+  });
+
+  it("gives stopwords no term, and counts them towards the text's length", () => {
+    const v = documentVector("The heron and the egret");
+    expect(v.indices).toEqual([tokenId("heron"), tokenId("egret")].sort((a, b) => a - b));
+    const norm = BM25.k1 * (1 - BM25.b + (BM25.b * 5) / BM25.avgLength);
+    expect(v.values[0]).toBeCloseTo((BM25.k1 + 1) / (1 + norm), 12);
+    expect(documentVector("the and of")).toEqual({ indices: [], values: [] });
+    // The query side keeps a query of stopwords alone, which then matches no document.
+    const query = queryVector(queryTerms("the of"));
+    expect(query.indices).toHaveLength(2);
+    expect(query.indices.filter((i) => documentVector("the heron of the egret").indices.includes(i))).toEqual([]);
+  });
+
+  it("numbers a token by its UTF-8 bytes, however long", () => {
+    for (const token of ["heron", "ελάφι", "🦩x", "y".repeat(341), "z".repeat(342), "é".repeat(600)]) {
+      expect(tokenId(token)).toBe(Math.abs(murmur3(Buffer.from(token, "utf8")) | 0));
+    }
   });
 
   it("gives each distinct query term (stemmed) weight 1", () => {

@@ -4,7 +4,10 @@
  * multiplies each query term by the term's IDF over the collection at query time).
  *
  * - Tokens: the words of `queryTerms` (letters and digits, lower-cased), then a plural
- *   stemmer, on both sides; documents keep their stopwords, queries drop them as SQLite does.
+ *   stemmer, on both sides. Stopwords (`STOPWORDS`) get no term on either side: queries drop
+ *   them, so a document's would only be stored; they still count towards a text's length. A
+ *   query of stopwords alone then finds nothing, as in the embedded index (whose tokenizer
+ *   drops them too). Collections written before keep their stopword terms until written again.
  * - Index: murmur3 (x86, 32 bit, seed 0) of the token's UTF-8, as `|i32|`, the way Qdrant's
  *   `qdrant/bm25` model numbers tokens. Its tokens differ from ours (another stemmer, and it
  *   drops stopwords), so vectors from that model and from here must not be mixed.
@@ -13,6 +16,7 @@
  * - Query value: 1 per distinct term.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
+import { STOPWORDS } from "../../search/query-terms.ts";
 
 export type SparseVector = Schemas["SparseVector"];
 
@@ -32,21 +36,26 @@ export function stem(word: string): string {
   return word;
 }
 
-export function documentTokens(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map(stem);
+/** A text's words, lower-cased, stopwords included (they count towards its length). */
+export function documentWords(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
 }
+
+/** Room to encode a token without allocating; a longer one gets a buffer of its own. */
+const encoded = Buffer.allocUnsafe(1024);
 
 /** A token's index: murmur3 of its UTF-8 bytes (seed 0) as |i32|, like Qdrant's `qdrant/bm25`. */
 export function tokenId(token: string): number {
-  return Math.abs(murmur3(Buffer.from(token, "utf8")) | 0);
+  if (token.length * 3 > encoded.length) return Math.abs(murmur3(Buffer.from(token, "utf8")) | 0);
+  return Math.abs(murmur3(encoded, 0, encoded.write(token, "utf8")) | 0);
 }
 
-/** MurmurHash3, x86 32-bit variant, as an unsigned 32-bit integer. */
-export function murmur3(bytes: Uint8Array, seed = 0): number {
+/** MurmurHash3, x86 32-bit variant, of `bytes`' first `length`, as an unsigned 32-bit integer. */
+export function murmur3(bytes: Uint8Array, seed = 0, length = bytes.length): number {
   const c1 = 0xcc9e2d51;
   const c2 = 0x1b873593;
   let h = seed | 0;
-  const whole = bytes.length - (bytes.length % 4);
+  const whole = length - (length % 4);
   for (let i = 0; i < whole; i += 4) {
     let k = bytes[i]! | (bytes[i + 1]! << 8) | (bytes[i + 2]! << 16) | (bytes[i + 3]! << 24);
     k = Math.imul(k, c1);
@@ -56,7 +65,7 @@ export function murmur3(bytes: Uint8Array, seed = 0): number {
     h = (h << 13) | (h >>> 19);
     h = (Math.imul(h, 5) + 0xe6546b64) | 0;
   }
-  const tail = bytes.length - whole;
+  const tail = length - whole;
   if (tail > 0) {
     let k = 0;
     if (tail === 3) k ^= bytes[whole + 2]! << 16;
@@ -67,7 +76,7 @@ export function murmur3(bytes: Uint8Array, seed = 0): number {
     k = Math.imul(k, c2);
     h ^= k;
   }
-  h ^= bytes.length;
+  h ^= length;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);
   h ^= h >>> 13;
@@ -76,12 +85,17 @@ export function murmur3(bytes: Uint8Array, seed = 0): number {
   return h >>> 0;
 }
 
-/** Counts per token id; two tokens whose ids collide count as one term, as in Qdrant's model. */
-function countIds(tokens: readonly string[]): Map<number, number> {
+/**
+ * Counts per token id of the words but stopwords, each distinct word stemmed and hashed once;
+ * two tokens whose ids collide count as one term, as in Qdrant's model.
+ */
+function countIds(words: readonly string[]): Map<number, number> {
+  const perWord = new Map<string, number>();
+  for (const word of words) if (!STOPWORDS.has(word)) perWord.set(word, (perWord.get(word) ?? 0) + 1);
   const counts = new Map<number, number>();
-  for (const token of tokens) {
-    const id = tokenId(token);
-    counts.set(id, (counts.get(id) ?? 0) + 1);
+  for (const [word, count] of perWord) {
+    const id = tokenId(stem(word));
+    counts.set(id, (counts.get(id) ?? 0) + count);
   }
   return counts;
 }
@@ -91,11 +105,11 @@ function toVector(counts: Map<number, number>, weight: (count: number) => number
   return { indices, values: indices.map((i) => weight(counts.get(i)!)) };
 }
 
-/** The sparse vector of a chunk's text; empty (no indices) when it has no words. */
+/** The sparse vector of a chunk's text; empty (no indices) when it has no words but stopwords. */
 export function documentVector(text: string): SparseVector {
-  const tokens = documentTokens(text);
-  const norm = BM25.k1 * (1 - BM25.b + (BM25.b * tokens.length) / BM25.avgLength);
-  return toVector(countIds(tokens), (tf) => (tf * (BM25.k1 + 1)) / (tf + norm));
+  const words = documentWords(text);
+  const norm = BM25.k1 * (1 - BM25.b + (BM25.b * words.length) / BM25.avgLength);
+  return toVector(countIds(words), (tf) => (tf * (BM25.k1 + 1)) / (tf + norm));
 }
 
 /** The sparse vector of a query's terms (from `queryTerms`): weight 1 per distinct term. */
