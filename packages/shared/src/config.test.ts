@@ -22,8 +22,8 @@ describe("loadConfig", () => {
       embeddedWorker: true,
       redisUrl: "redis://127.0.0.1:6379",
       prefix: "bull",
-      concurrency: 64,
-      batchSize: 32,
+      concurrency: 128,
+      batchSize: 64,
     });
     expect(c.blobStore.kind).toBe("fs");
     expect(c.index.kind).toBe("lancedb");
