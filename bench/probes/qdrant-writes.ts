@@ -2,7 +2,7 @@
  * `QDRANT_BIN=../shared/qdrant/qdrant node bench/probes/qdrant-writes.ts [documents] [variants]`
  * (default 200,000 documents, every variant): what each part of docstore's write path costs
  * Qdrant, without the rest of the service. Each variant is a Qdrant of its own fed bench:scale's
- * documents by 4 writers in batches of 32, every point with docstore's own BM25 vector (so
+ * documents by 4 writers in batches of 32 (`PROBE_BATCH`), every point with docstore's own BM25 vector (so
  * only the payload, the indexes and the requests differ), and prints the rate, Qdrant's CPU
  * seconds per 1,000 documents while loading and once its optimizer is quiet again, and its
  * storage. Variants, each adding one part to the one before it:
@@ -24,7 +24,8 @@ import { scaleBatches, metadataJson, type ScaleDoc } from "../parts/scale-corpus
 import { processTicks } from "../parts/distributed.ts";
 import { diskBytes, quietAfter, scaleOptions, MB } from "../parts/scale-measure.ts";
 
-const BATCH = 32;
+const BATCH = Number(process.env.PROBE_BATCH ?? 32);
+if (!Number.isSafeInteger(BATCH) || BATCH < 1) throw new Error(`PROBE_BATCH: a whole number of documents, got ${process.env.PROBE_BATCH}`);
 const WRITERS = 4;
 const NAME = "probe";
 const VARIANTS = ["bare", "points", "indexes", "delete", "scroll"] as const;

@@ -25,13 +25,16 @@ export const QDRANT_BIN_SKIP = "skipped: set QDRANT_BIN to run Qdrant outages (a
 /** The Qdrant binary beside the checkout, where the machines keep one (never in the repository). */
 export const SHARED_QDRANT_BIN = path.resolve(import.meta.dirname, "../../../../shared/qdrant/qdrant");
 
-/** Where a real Qdrant comes from, or null when the environment names none and none is beside the checkout. */
+/**
+ * Where a real Qdrant comes from, or null when the environment names none and none is beside the
+ * checkout. A relative QDRANT_BIN is read from the working folder (the server starts in another).
+ */
 export function qdrantSource(
   env: NodeJS.ProcessEnv = process.env,
   sharedBin = SHARED_QDRANT_BIN,
 ): { url: string } | { bin: string } | null {
   if (env.QDRANT_URL) return { url: env.QDRANT_URL };
-  if (env.QDRANT_BIN) return { bin: env.QDRANT_BIN };
+  if (env.QDRANT_BIN) return { bin: path.resolve(env.QDRANT_BIN) };
   return existsSync(sharedBin) ? { bin: sharedBin } : null;
 }
 
