@@ -27,14 +27,19 @@ export const SHARED_QDRANT_BIN = path.resolve(import.meta.dirname, "../../../../
 
 /**
  * Where a real Qdrant comes from, or null when the environment names none and none is beside the
- * checkout. A relative QDRANT_BIN is read from the working folder (the server starts in another).
+ * checkout. A relative QDRANT_BIN is read from the working folder (the server starts in another);
+ * one naming no file is refused here, rather than failing as a spawn error later.
  */
 export function qdrantSource(
   env: NodeJS.ProcessEnv = process.env,
   sharedBin = SHARED_QDRANT_BIN,
 ): { url: string } | { bin: string } | null {
   if (env.QDRANT_URL) return { url: env.QDRANT_URL };
-  if (env.QDRANT_BIN) return { bin: path.resolve(env.QDRANT_BIN) };
+  if (env.QDRANT_BIN) {
+    const bin = path.resolve(env.QDRANT_BIN);
+    if (!existsSync(bin)) throw new Error(`QDRANT_BIN: no file at ${bin}`);
+    return { bin };
+  }
   return existsSync(sharedBin) ? { bin: sharedBin } : null;
 }
 
