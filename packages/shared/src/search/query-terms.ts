@@ -15,14 +15,19 @@ export const STOPWORDS: ReadonlySet<string> = new Set(
 
 const WORD = /[\p{L}\p{N}]+/gu;
 
+/** A text's words (runs of letters and digits), lower-cased, in order, repeats and stopwords kept. */
+export function wordsOf(text: string): string[] {
+  return text.toLowerCase().match(WORD) ?? [];
+}
+
 export function queryTerms(query: string): string[] {
-  const words = [...new Set(query.toLowerCase().match(WORD) ?? [])];
+  const words = [...new Set(wordsOf(query))];
   const kept = words.filter((w) => !STOPWORDS.has(w));
   return kept.length > 0 ? kept : words;
 }
 
 /** The query's words when every one of them is a stopword (a query of nothing else); else null. */
 export function onlyStopwords(query: string): string[] | null {
-  const words = [...new Set(query.toLowerCase().match(WORD) ?? [])];
+  const words = [...new Set(wordsOf(query))];
   return words.length > 0 && words.every((w) => STOPWORDS.has(w)) ? words : null;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Schemas } from "@qdrant/js-client-rest";
-import { queryTerms } from "../../search/query-terms.ts";
-import { BM25, documentVector, documentWords, murmur3, queryVector, stem, tokenId } from "./sparse.ts";
+import { queryTerms, wordsOf } from "../../search/query-terms.ts";
+import { BM25, documentVector, murmur3, queryVector, stem, tokenId } from "./sparse.ts";
 
 const bytes = (s: string) => Buffer.from(s, "utf8");
 
@@ -46,7 +46,7 @@ describe("tokens", () => {
   });
 
   it("splits like queryTerms (letters and digits, lower case), and indexes each word stemmed", () => {
-    expect(documentWords("Heron, heron-HERONS: a study (2024)")).toEqual(["heron", "heron", "herons", "a", "study", "2024"]);
+    expect(wordsOf("Heron, heron-HERONS: a study (2024)")).toEqual(["heron", "heron", "herons", "a", "study", "2024"]);
     expect(documentVector("Heron, heron-HERONS: a study (2024)").indices).toEqual(
       [tokenId("heron"), tokenId("study"), tokenId("2024")].sort((a, b) => a - b),
     );

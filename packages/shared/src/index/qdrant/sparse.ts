@@ -16,13 +16,11 @@
  * - Query value: 1 per distinct term.
  */
 import type { Schemas } from "@qdrant/js-client-rest";
-import { STOPWORDS } from "../../search/query-terms.ts";
+import { STOPWORDS, wordsOf } from "../../search/query-terms.ts";
 
 export type SparseVector = Schemas["SparseVector"];
 
 export const BM25 = { k1: 1.2, b: 0.75, avgLength: 256 } as const;
-
-const WORD = /[\p{L}\p{N}]+/gu;
 
 /**
  * Harman's "S" stemmer: English plurals only (herons → heron, studies → study). It never
@@ -34,11 +32,6 @@ export function stem(word: string): string {
   if (word.endsWith("es") && !word.endsWith("aes") && !word.endsWith("ees") && !word.endsWith("oes")) return word.slice(0, -1);
   if (word.endsWith("s") && !word.endsWith("us") && !word.endsWith("ss")) return word.slice(0, -1);
   return word;
-}
-
-/** A text's words, lower-cased, stopwords included (they count towards its length). */
-export function documentWords(text: string): string[] {
-  return text.toLowerCase().match(WORD) ?? [];
 }
 
 /** Room to encode a token without allocating; a longer one gets a buffer of its own. */
@@ -107,7 +100,7 @@ function toVector(counts: Map<number, number>, weight: (count: number) => number
 
 /** The sparse vector of a chunk's text; empty (no indices) when it has no words but stopwords. */
 export function documentVector(text: string): SparseVector {
-  const words = documentWords(text);
+  const words = wordsOf(text); // stopwords included: they count towards its length
   const norm = BM25.k1 * (1 - BM25.b + (BM25.b * words.length) / BM25.avgLength);
   return toVector(countIds(words), (tf) => (tf * (BM25.k1 + 1)) / (tf + norm));
 }
