@@ -1,0 +1,144 @@
+/**
+ * `QDRANT_BIN=../shared/qdrant/qdrant node bench/probes/qdrant-reads.ts [documents]` (default
+ * 200,000): what bench:scale's reads cost Qdrant itself, docstore's requests on docstore's points
+ * beside bare Qdrant's on bench:scale's bare points, in one Qdrant. Both collections hold the same
+ * documents with docstore's own BM25 vectors (so the two searches score alike); bare points have
+ * integer ids, bench:scale's bare payload and indexes on status, priority and created; docstore's
+ * are what points.ts and schema.ts make. Each variant runs 8 at once for about a second a round,
+ * the variants in turn (reversed every other round, `ROUNDS`, default 10), and the Qdrant CPU
+ * milliseconds per request are summed over the rounds: runs of one variant after another moved
+ * by a third with the order they ran in. Variants:
+ *   tag      the tag lookup (status=open^priority=2, ORDERBYDESC created, 100 documents with their
+ *            payload; docstore asks 101 and the keys a page shows)
+ *   search   k=10 with the payload (docstore's filter: the chunk kind and the collection)
+ * each also without the payload, and docstore's search without any filter.
+ */
+import { QdrantTestServer } from "@docstore/shared/testing";
+import { createQdrantClient } from "@docstore/shared/index/qdrant/client";
+import { versionPoints } from "@docstore/shared/index/qdrant/points";
+import { createCollectionRequest, KEY, KIND, metadataKey, payloadIndexRequests } from "@docstore/shared/index/qdrant/schema";
+import { documentVector, queryVector } from "@docstore/shared/index/qdrant/sparse";
+import { queryTerms } from "@docstore/shared/search/query-terms";
+import { fmt } from "../parts/lib.ts";
+import { metadataJson, scaleBatches } from "../parts/scale-corpus.ts";
+import { processTicks } from "../parts/distributed.ts";
+import { CONCURRENCY, pool, quietAfter, scaleOptions } from "../parts/scale-measure.ts";
+
+const n = Number(process.argv[2] ?? 200_000);
+const ROUNDS = Number(process.env.ROUNDS ?? 10);
+if (!Number.isSafeInteger(n) || n < 1) throw new Error(`documents: a positive whole number, got ${process.argv[2]}`);
+if (!Number.isSafeInteger(ROUNDS) || ROUNDS < 1) throw new Error(`ROUNDS: a positive whole number, got ${process.env.ROUNDS}`);
+const BARE = "bare";
+const DOCSTORE = "docstore";
+const { sentences, queries } = scaleOptions(0);
+
+const qdrant = await QdrantTestServer.fromEnv();
+if (!qdrant?.pid) throw new Error("set QDRANT_BIN (a Qdrant binary started here, to measure it alone)");
+const client = createQdrantClient({ url: qdrant.url });
+
+/** One request as bench:scale's bare side sends it; the number of points answered. */
+async function post(route: string, body: unknown): Promise<number> {
+  const res = await fetch(`${qdrant!.url}/collections/${route}`, {
+    method: "POST",
+    headers: { "content-type": "application/json", "accept-encoding": "identity" },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
+  return ((JSON.parse(await res.text()) as { result: { points: unknown[] } }).result.points ?? []).length;
+}
+
+try {
+  await client.createCollection(BARE, createCollectionRequest(null));
+  for (const [field, schema] of [
+    ["status", "keyword"],
+    ["priority", "integer"],
+    ["created", "integer"],
+  ] as const) {
+    await client.createPayloadIndex(BARE, { field_name: field, field_schema: schema, wait: true });
+  }
+  await client.createCollection(DOCSTORE, createCollectionRequest(null));
+  for (const index of payloadIndexRequests()) await client.createPayloadIndex(DOCSTORE, { ...index, wait: true });
+
+  let next = 0;
+  const batches = scaleBatches(sentences, n, 64);
+  const writer = async () => {
+    for (let batch = batches.next(); !batch.done; batch = batches.next()) {
+      const docs = batch.value;
+      const bare = docs.map((d) => ({
+        id: ++next,
+        vector: { bm25: documentVector(d.text) },
+        payload: { id: d.id, text: d.text, status: d.status, priority: d.priority, created: d.createdMs, type: d.type },
+      }));
+      const docstore = docs.map((d) => {
+        const doc = { collection: "bench", docId: d.id, version: 1, metadata: metadataJson(d), text: d.text, sha256: "0".repeat(64) };
+        return versionPoints(doc, [{ index: 0, text: d.text, start: 0, end: d.text.length }]).document;
+      });
+      await client.upsert(BARE, { wait: true, points: bare });
+      await client.upsert(DOCSTORE, { wait: true, points: docstore });
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, writer));
+  const settle = await quietAfter(() => processTicks(qdrant.pid));
+  console.log(`${fmt(n)} bench:scale documents in each collection; Qdrant busy ${fmt(settle)} s after the load`);
+
+  const vector = (i: number) => queryVector(queryTerms(queries[i % queries.length]!));
+  const open = (prefix: string) => [
+    { key: `${prefix}status`, match: { value: "open" } },
+    { key: `${prefix}priority`, match: { value: 2 } },
+  ];
+  const tagBare = (payload: boolean) => () =>
+    post(`${BARE}/points/scroll`, {
+      filter: { must: open("") },
+      order_by: { key: "created", direction: "desc" },
+      limit: 100,
+      with_payload: payload,
+    });
+  // As search-index.ts's #orderedPage asks for a first page.
+  const shown = [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, KEY.metadata, KEY.text];
+  const scope = (kind: string) => [
+    { key: KEY.kind, match: { value: kind } },
+    { key: KEY.collection, match: { any: ["bench"] } },
+  ];
+  const tagDocstore = (payload: boolean) => () =>
+    post(`${DOCSTORE}/points/scroll`, {
+      filter: { must: [...scope(KIND.document), { must: open("metadata.") }] },
+      order_by: { key: metadataKey("created"), direction: "desc" },
+      limit: 101,
+      with_payload: payload ? shown : false,
+      with_vector: false,
+    });
+  const search = (name: string, payload: boolean, filter?: unknown) => (i: number) =>
+    post(`${name}/points/query`, { query: vector(i), using: "bm25", limit: 10, with_payload: payload, ...(filter ? { filter } : {}) });
+  const variants: Record<string, (i: number) => Promise<number>> = {
+    "tag, bare": tagBare(true),
+    "tag, docstore": tagDocstore(true),
+    "tag, bare, no payload": tagBare(false),
+    "tag, docstore, no payload": tagDocstore(false),
+    "search, bare": search(BARE, true),
+    "search, docstore": search(DOCSTORE, true, { must: scope(KIND.chunk) }),
+    "search, docstore, no filter": search(DOCSTORE, true),
+    "search, bare, no payload": search(BARE, false),
+    "search, docstore, no payload": search(DOCSTORE, false, { must: scope(KIND.chunk) }),
+  };
+  const names = Object.keys(variants);
+  const sums = new Map(names.map((name) => [name, { ticks: 0, calls: 0, seconds: 0, hits: 0 }]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? names : [...names].reverse()) {
+      const before = processTicks(qdrant.pid);
+      const rate = await pool(CONCURRENCY, 50, 1, variants[name]!);
+      const sum = sums.get(name)!;
+      sum.ticks += processTicks(qdrant.pid) - before;
+      sum.calls += rate.calls ?? 0;
+      sum.seconds += (rate.calls ?? 0) / rate.qps;
+      sum.hits += rate.hits * (rate.calls ?? 0);
+    }
+  }
+  console.log(`${ROUNDS} rounds of about a second a variant, ${CONCURRENCY} at once:`);
+  for (const [name, s] of sums) {
+    console.log(
+      `  ${name.padEnd(30)} ${fmt(s.calls / s.seconds).padStart(6)} q/s, ${fmt(s.hits / s.calls, 1).padStart(5)} points, Qdrant ${fmt((s.ticks * 10) / s.calls, 2)} CPU ms a request`,
+    );
+  }
+} finally {
+  await qdrant.close();
+}
