@@ -9,20 +9,23 @@
  * milliseconds per request are summed over the rounds: runs of one variant after another moved
  * by a third with the order they ran in. Variants:
  *   tag      the tag lookup (status=open^priority=2, ORDERBYDESC created, 100 documents with their
- *            payload; docstore asks 101 and the keys a page shows)
+ *            payload; docstore's request as search-index.ts builds it: 101, the keys a page shows)
  *   search   k=10 with the payload (docstore's filter: the chunk kind and the collection)
  * each also without the payload, and docstore's search without any filter.
  */
 import { QdrantTestServer } from "@docstore/shared/testing";
 import { createQdrantClient } from "@docstore/shared/index/qdrant/client";
 import { versionPoints } from "@docstore/shared/index/qdrant/points";
-import { createCollectionRequest, KEY, KIND, metadataKey, payloadIndexRequests } from "@docstore/shared/index/qdrant/schema";
+import { createCollectionRequest, KIND, metadataKey, payloadIndexRequests } from "@docstore/shared/index/qdrant/schema";
+import { scopeFilter, WHOLE_PAYLOAD } from "@docstore/shared/index/qdrant/query";
+import { compileFilter } from "@docstore/shared/filter/qdrant";
+import { parseFilter } from "@docstore/shared/filter/parse";
 import { documentVector, queryVector } from "@docstore/shared/index/qdrant/sparse";
 import { queryTerms } from "@docstore/shared/search/query-terms";
 import { fmt } from "../parts/lib.ts";
 import { metadataJson, scaleBatches } from "../parts/scale-corpus.ts";
 import { processTicks } from "../parts/distributed.ts";
-import { CONCURRENCY, pool, quietAfter, scaleOptions } from "../parts/scale-measure.ts";
+import { CONCURRENCY, pool, quietAfter, scaleOptions, TAG_TEXT } from "../parts/scale-measure.ts";
 
 const n = Number(process.argv[2] ?? 200_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
@@ -82,29 +85,27 @@ try {
   console.log(`${fmt(n)} bench:scale documents in each collection; Qdrant busy ${fmt(settle)} s after the load`);
 
   const vector = (i: number) => queryVector(queryTerms(queries[i % queries.length]!));
-  const open = (prefix: string) => [
-    { key: `${prefix}status`, match: { value: "open" } },
-    { key: `${prefix}priority`, match: { value: 2 } },
-  ];
   const tagBare = (payload: boolean) => () =>
     post(`${BARE}/points/scroll`, {
-      filter: { must: open("") },
+      filter: {
+        must: [
+          { key: "status", match: { value: "open" } },
+          { key: "priority", match: { value: 2 } },
+        ],
+      },
       order_by: { key: "created", direction: "desc" },
       limit: 100,
       with_payload: payload,
     });
-  // As search-index.ts's #orderedPage asks for a first page.
-  const shown = [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, KEY.metadata, KEY.text];
-  const scope = (kind: string) => [
-    { key: KEY.kind, match: { value: kind } },
-    { key: KEY.collection, match: { any: ["bench"] } },
-  ];
+  // docstore's filters as search-index.ts builds them: the tag lookup's, and a plain search's.
+  const tagFilter = scopeFilter(KIND.document, ["bench"], compileFilter(parseFilter(TAG_TEXT)).condition);
+  const searchFilter = scopeFilter(KIND.chunk, ["bench"], true);
   const tagDocstore = (payload: boolean) => () =>
     post(`${DOCSTORE}/points/scroll`, {
-      filter: { must: [...scope(KIND.document), { must: open("metadata.") }] },
+      filter: tagFilter,
       order_by: { key: metadataKey("created"), direction: "desc" },
       limit: 101,
-      with_payload: payload ? shown : false,
+      with_payload: payload ? WHOLE_PAYLOAD : false,
       with_vector: false,
     });
   const search = (name: string, payload: boolean, filter?: unknown) => (i: number) =>
@@ -115,10 +116,10 @@ try {
     "tag, bare, no payload": tagBare(false),
     "tag, docstore, no payload": tagDocstore(false),
     "search, bare": search(BARE, true),
-    "search, docstore": search(DOCSTORE, true, { must: scope(KIND.chunk) }),
+    "search, docstore": search(DOCSTORE, true, searchFilter),
     "search, docstore, no filter": search(DOCSTORE, true),
     "search, bare, no payload": search(BARE, false),
-    "search, docstore, no payload": search(DOCSTORE, false, { must: scope(KIND.chunk) }),
+    "search, docstore, no payload": search(DOCSTORE, false, searchFilter),
   };
   const names = Object.keys(variants);
   const sums = new Map(names.map((name) => [name, { ticks: 0, calls: 0, seconds: 0, hits: 0 }]));

@@ -79,6 +79,9 @@ export function rankingBatch(ranking: readonly Ranker[], filter: Schemas["Filter
 /** Payload read for every matching document: all but the text, which only the page needs. */
 export const HEAD_PAYLOAD: Schemas["WithPayloadInterface"] = { exclude: [KEY.text] };
 
+/** What the first page of an ordered lookup reads: everything a document shown needs, in one request. */
+export const WHOLE_PAYLOAD = [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, KEY.metadata, KEY.text];
+
 export function scrollRequest(
   filter: Schemas["Filter"],
   offset: Schemas["ExtendedPointId"] | null,

@@ -21,7 +21,7 @@ import { createQdrantClient, qdrantError, type QdrantApi } from "./client.ts";
 import { collectionDimensionMismatch, prepareCollection } from "./setup.ts";
 import { compileFilter } from "../../filter/qdrant.ts";
 import { derivedLists, headOf, hitOf, isKind, metadataOf, newestOnly, storedChunkOf, versionPoints, type DocumentHead } from "./points.ts";
-import { HEAD_PAYLOAD, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
+import { HEAD_PAYLOAD, WHOLE_PAYLOAD, rankers, rankingBatch, scopeFilter, scrollRequest, searchRequest, textRequest } from "./query.ts";
 import { createCollectionRequest, DEFAULT_COLLECTION, KEY, KIND, metadataKey, type Placement } from "./schema.ts";
 import { queryVector } from "./sparse.ts";
 import { fetchUntilKept, firstDepth } from "../deeper.ts";
@@ -72,8 +72,6 @@ const leanPayload = (orderBy: readonly OrderTerm[]) => [
   KEY.textPoint,
   ...orderBy.map((t) => metadataKey(t.field)),
 ];
-/** What the first page of an ordered lookup reads: everything a document shown needs, in one request. */
-const WHOLE_PAYLOAD = [KEY.collection, KEY.docId, KEY.version, KEY.textPoint, KEY.metadata, KEY.text];
 const leanHeadOf = (point: Schemas["Record"]) => headOf({ ...point, payload: { [KEY.metadata]: {}, ...point.payload } });
 
 /** The reference order: ORDERBY terms, then collection and id. */
