@@ -6,8 +6,9 @@
  * integer ids, bench:scale's bare payload and indexes on status, priority and created; docstore's
  * are what points.ts and schema.ts make. Each variant runs 8 at once for about a second a round,
  * the variants in turn (reversed every other round, `ROUNDS`, default 10), and the Qdrant CPU
- * milliseconds per request are summed over the rounds: runs of one variant after another moved
- * by a third with the order they ran in. Variants:
+ * milliseconds per request are summed over the rounds (runs of one variant after another moved
+ * by a third with the order they ran in), with the middle half of the rounds' own figures beside
+ * them: a difference between two variants inside that spread is not one. Variants:
  *   tag      the tag lookup (status=open^priority=2, ORDERBYDESC created, 100 documents with their
  *            payload; docstore's request as search-index.ts builds it: 101, the keys a page shows)
  *   search   k=10 with the payload (docstore's filter: the chunk kind and the collection)
@@ -38,6 +39,38 @@ const { sentences, queries } = scaleOptions(0);
 const qdrant = await QdrantTestServer.fromEnv();
 if (!qdrant?.pid) throw new Error("set QDRANT_BIN (a Qdrant binary started here, to measure it alone)");
 const client = createQdrantClient({ url: qdrant.url });
+
+/**
+ * The first and third quartiles of the rounds' figures: how far one variant moves from round to
+ * round, against which a difference between two variants is read.
+ */
+function middleHalf(values: readonly number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]!;
+  return [at(0.25), at(0.75)];
+}
+
+/** Each collection's segments from Qdrant's telemetry: points, appendable or not, sparse index kind. */
+async function segmentsOf(names: readonly string[]): Promise<Map<string, string>> {
+  type Segment = {
+    info: { num_points: number; is_appendable: boolean };
+    config: { sparse_vector_data?: Record<string, { index?: { index_type?: string } }> };
+  };
+  type Telemetry = { result: { collections: { collections: { id: string; shards?: { local?: { segments?: Segment[] } }[] }[] } } };
+  const res = await fetch(`${qdrant!.url}/telemetry?details_level=4`);
+  const telemetry = (await res.json()) as Telemetry;
+  const out = new Map<string, string>();
+  for (const name of names) {
+    const collection = telemetry.result.collections.collections.find((c) => c.id === name);
+    const segments = (collection?.shards ?? []).flatMap((s) => s.local?.segments ?? []).filter((s) => s.info.num_points > 0);
+    const each = segments.map(
+      (s) =>
+        `${fmt(s.info.num_points)} points (${s.info.is_appendable ? "appendable" : "not appendable"}, ${Object.values(s.config.sparse_vector_data ?? {})[0]?.index?.index_type ?? "no sparse index"})`,
+    );
+    out.set(name, `${segments.length} segments holding points: ${each.join(", ")}`);
+  }
+  return out;
+}
 
 /** One request as bench:scale's bare side sends it; the number of points answered. */
 async function post(route: string, body: unknown): Promise<number> {
@@ -83,6 +116,8 @@ try {
   await Promise.all(Array.from({ length: 4 }, writer));
   const settle = await quietAfter(() => processTicks(qdrant.pid));
   console.log(`${fmt(n)} bench:scale documents in each collection; Qdrant busy ${fmt(settle)} s after the load`);
+  // Two loads of the same points can leave different segments, and a read's cost may move with them.
+  for (const [name, segments] of await segmentsOf([BARE, DOCSTORE])) console.log(`  ${name}: ${segments}`);
 
   const vector = (i: number) => queryVector(queryTerms(queries[i % queries.length]!));
   const tagBare = (payload: boolean) => () =>
@@ -122,22 +157,25 @@ try {
     "search, docstore, no payload": search(DOCSTORE, false, searchFilter),
   };
   const names = Object.keys(variants);
-  const sums = new Map(names.map((name) => [name, { ticks: 0, calls: 0, seconds: 0, hits: 0 }]));
+  const sums = new Map(names.map((name) => [name, { ticks: 0, calls: 0, seconds: 0, hits: 0, rounds: [] as number[] }]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of round % 2 === 0 ? names : [...names].reverse()) {
       const before = processTicks(qdrant.pid);
       const rate = await pool(CONCURRENCY, 50, 1, variants[name]!);
       const sum = sums.get(name)!;
-      sum.ticks += processTicks(qdrant.pid) - before;
+      const ticks = processTicks(qdrant.pid) - before;
+      sum.ticks += ticks;
+      sum.rounds.push((ticks * 10) / (rate.calls ?? 1));
       sum.calls += rate.calls ?? 0;
       sum.seconds += (rate.calls ?? 0) / rate.qps;
       sum.hits += rate.hits * (rate.calls ?? 0);
     }
   }
-  console.log(`${ROUNDS} rounds of about a second a variant, ${CONCURRENCY} at once:`);
+  console.log(`${ROUNDS} rounds of about a second a variant, ${CONCURRENCY} at once (the rounds' middle half in brackets):`);
   for (const [name, s] of sums) {
+    const [low, high] = middleHalf(s.rounds);
     console.log(
-      `  ${name.padEnd(30)} ${fmt(s.calls / s.seconds).padStart(6)} q/s, ${fmt(s.hits / s.calls, 1).padStart(5)} points, Qdrant ${fmt((s.ticks * 10) / s.calls, 2)} CPU ms a request`,
+      `  ${name.padEnd(30)} ${fmt(s.calls / s.seconds).padStart(6)} q/s, ${fmt(s.hits / s.calls, 1).padStart(5)} points, Qdrant ${fmt((s.ticks * 10) / s.calls, 2)} CPU ms a request (${fmt(low, 2)}-${fmt(high, 2)})`,
     );
   }
 } finally {
