@@ -192,7 +192,7 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
   rates("first 16 searches after the load", two.sets?.first, undefined);
   rows.push(["Qdrant busy after the load (optimizer) s", cell(two.qdrantSettle), cell(bare?.settle), ""]);
   rates("search", two.sets?.search, bare?.search);
-  rates("search again after the others", two.sets?.searchSettled, bare?.search);
+  rates("search again after the others", two.sets?.searchSettled, bare?.searchAgain);
   rates("filtered search", two.sets?.filtered, bare?.filtered);
   rates("tag lookup", two.sets?.tag, bare?.tag);
   const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
