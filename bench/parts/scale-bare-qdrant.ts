@@ -33,14 +33,15 @@ export interface BareQdrantFigures {
   disk: number;
 }
 
-async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
+/** One request to Qdrant's REST API as bench:scale's bare side sends it; its JSON answer. */
+export async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
   const res = await fetch(`${url}${route}`, {
     method,
     // Uncompressed answers, as docstore asks (fetch asks for gzip by default; compressing costs Qdrant more than a search).
     headers: { "content-type": "application/json", "accept-encoding": "identity" },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  if (!res.ok) throw new Error(`bare Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
+  if (!res.ok) throw new Error(`Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
   return (await res.json()) as { result: unknown };
 }
 

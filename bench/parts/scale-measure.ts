@@ -61,6 +61,11 @@ export async function quietAfter(ticks: () => number, { quietTicks = 5, quietSec
 }
 
 /** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
+/** The value at quantile `q` of ascending `sorted` values (NaN when there are none). */
+export function quantile(sorted: readonly number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
 export async function pool(concurrency: number, minCalls: number, minSeconds: number, call: (i: number) => Promise<number>): Promise<Rate> {
   const latencies: number[] = [];
   let next = 0;
@@ -87,11 +92,10 @@ export async function pool(concurrency: number, minCalls: number, minSeconds: nu
   const seconds = (performance.now() - started) / 1000;
   if (errors > 0) console.warn(`  (warning: ${errors} of ${latencies.length} calls failed; the first: ${String(firstError)})`);
   latencies.sort((a, b) => a - b);
-  const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? NaN;
   return {
     qps: latencies.length / seconds,
-    p50: p(0.5),
-    p99: p(0.99),
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
     hits: hits / Math.max(1, latencies.length - errors),
     errors,
     calls: latencies.length,

@@ -26,7 +26,8 @@ import { queryTerms } from "@docstore/shared/search/query-terms";
 import { fmt } from "../parts/lib.ts";
 import { metadataJson, scaleBatches } from "../parts/scale-corpus.ts";
 import { processTicks } from "../parts/distributed.ts";
-import { CONCURRENCY, pool, quietAfter, scaleOptions, TAG_TEXT } from "../parts/scale-measure.ts";
+import { CONCURRENCY, pool, quantile, quietAfter, scaleOptions, TAG_TEXT } from "../parts/scale-measure.ts";
+import { call } from "../parts/scale-bare-qdrant.ts";
 
 const n = Number(process.argv[2] ?? 200_000);
 const ROUNDS = Number(process.env.ROUNDS ?? 10);
@@ -46,8 +47,7 @@ const client = createQdrantClient({ url: qdrant.url });
  */
 function middleHalf(values: readonly number[]): [number, number] {
   const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * (sorted.length - 1) + 0.5))]!;
-  return [at(0.25), at(0.75)];
+  return [quantile(sorted, 0.25), quantile(sorted, 0.75)];
 }
 
 /** Each collection's segments from Qdrant's telemetry: points, appendable or not, sparse index kind. */
@@ -74,13 +74,8 @@ async function segmentsOf(names: readonly string[]): Promise<Map<string, string>
 
 /** One request as bench:scale's bare side sends it; the number of points answered. */
 async function post(route: string, body: unknown): Promise<number> {
-  const res = await fetch(`${qdrant!.url}/collections/${route}`, {
-    method: "POST",
-    headers: { "content-type": "application/json", "accept-encoding": "identity" },
-    body: JSON.stringify(body),
-  });
-  if (!res.ok) throw new Error(`${route}: ${res.status} ${await res.text()}`);
-  return ((JSON.parse(await res.text()) as { result: { points: unknown[] } }).result.points ?? []).length;
+  const { result } = await call(qdrant!.url, "POST", `/collections/${route}`, body);
+  return ((result as { points?: unknown[] }).points ?? []).length;
 }
 
 try {
