@@ -13,7 +13,9 @@
  *                     its maintenance runs, rows and duration each)
  *   BENCH_INDEX=qdrant  the distributed mode on Qdrant, beside bare Qdrant (parts/scale-bare-qdrant.ts):
  *                     loaded with one worker process, then afresh with two and searched
- *                     (parts/scale-qdrant.ts; QDRANT_BIN, BENCH_BLOBS=fs); BENCH_ONLY=service
+ *                     (parts/scale-qdrant.ts; QDRANT_BIN, BENCH_BLOBS=fs), and bare Qdrant's query
+ *                     sets once more through a Node.js pass-through (parts/pass-through.ts), the
+ *                     most any Node.js service in front of Qdrant reaches; BENCH_ONLY=service
  *                     leaves bare Qdrant out
  * Every other variable (INDEX, QDRANT_URL, CHUNK_TOKENS, WORKER_CONCURRENCY...) reaches the
  * service as it is.
@@ -152,7 +154,9 @@ function report(ours: ServiceFigures | undefined, bare: SideFigures | undefined)
 
 /** The distributed mode with Qdrant beside the embedded service (LanceDB), the same documents. */
 function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: BareQdrantFigures | undefined) {
-  const rows: [string, string, string, string][] = [["figure", "docstore on Qdrant", "bare Qdrant", "ratio"]];
+  // The last two columns: the query sets through a Node.js pass-through in front of bare Qdrant,
+  // and its rate over bare Qdrant's (parts/pass-through.ts): the most any Node.js service reaches.
+  const rows: string[][] = [["figure", "docstore on Qdrant", "bare Qdrant", "ratio", "pass-through", "ratio"]];
   const cell = (v: number | undefined, digits = 0) => (v === undefined ? "-" : fmt(v, digits));
   const ratio = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? "-" : fmt(a / b, 2));
   rows.push([
@@ -181,26 +185,36 @@ function reportQdrant(one: DistributedFigures, two: DistributedFigures, bare: Ba
       "",
     ]);
   }
-  const rates = (label: string, a: Rate | undefined, b: Rate | undefined) => {
-    rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps)]);
-    rows.push([`  p50 / p99 ms`, a ? `${fmt(a.p50, 1)} / ${fmt(a.p99, 1)}` : "-", b ? `${fmt(b.p50, 1)} / ${fmt(b.p99, 1)}` : "-", ""]);
-    rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), ""]);
+  const rates = (label: string, a: Rate | undefined, b: Rate | undefined, c?: Rate) => {
+    const through = c ? [cell(c.qps), ratio(c.qps, b?.qps)] : ["", ""];
+    rows.push([`${label} q/s`, cell(a?.qps), cell(b?.qps), ratio(a?.qps, b?.qps), ...through]);
+    const latency = (r: Rate | undefined) => (r ? `${fmt(r.p50, 1)} / ${fmt(r.p99, 1)}` : "-");
+    rows.push([`  p50 / p99 ms`, latency(a), latency(b), "", c ? latency(c) : "", ""]);
+    rows.push([`  hits/call`, cell(a?.hits, 1), cell(b?.hits, 1), "", c ? cell(c.hits, 1) : "", ""]);
     const cpu = (r: Rate | undefined) =>
       r?.cpuMs ? ["qdrant", "api", "client"].map((p) => (r.cpuMs![p] === undefined ? "-" : fmt(r.cpuMs![p], 2))).join(" / ") : "-";
-    if (a?.cpuMs || b?.cpuMs) rows.push([`  CPU ms per call: Qdrant / API / bench client`, cpu(a), cpu(b), ""]);
+    if (a?.cpuMs || b?.cpuMs) rows.push([`  CPU ms per call: Qdrant / API / bench client`, cpu(a), cpu(b), "", c ? cpu(c) : "", ""]);
   };
   rates("first 16 searches after the load", two.sets?.first, undefined);
   rows.push(["Qdrant busy after the load (optimizer) s", cell(two.qdrantSettle), cell(bare?.settle), ""]);
-  rates("search", two.sets?.search, bare?.search);
+  rates("search", two.sets?.search, bare?.search, bare?.passThrough?.search);
   rates("search again after the others", two.sets?.searchSettled, bare?.searchAgain);
-  rates("filtered search", two.sets?.filtered, bare?.filtered);
-  rates("tag lookup", two.sets?.tag, bare?.tag);
+  rates("filtered search", two.sets?.filtered, bare?.filtered, bare?.passThrough?.filtered);
+  rates("tag lookup", two.sets?.tag, bare?.tag, bare?.passThrough?.tag);
   const mb = (v: number | undefined) => (v === undefined ? "-" : fmt(v / MB));
   rows.push(["Qdrant peak RSS MB", mb(two.qdrantPeakRss), mb(bare?.peakRss), ratio(two.qdrantPeakRss, bare?.peakRss)]);
   rows.push(["Qdrant storage MB", mb(two.qdrantDisk), mb(bare?.disk), ratio(two.qdrantDisk, bare?.disk)]);
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  const columns = bare?.passThrough ? rows[0]!.length : 4;
+  const table = rows.map((r) => Array.from({ length: columns }, (_, c) => r[c] ?? ""));
+  const widths = table[0]!.map((_, c) => Math.max(...table.map((r) => r[c]!.length)));
   console.log(
     `\nN=${fmt(opts.n)}  (docstore: API, BullMQ on Redis, worker processes; searched on the two-worker deployment; 8 concurrent clients)`,
   );
-  for (const r of rows) console.log(r.map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!))).join("  "));
+  for (const r of table)
+    console.log(
+      r
+        .map((v, c) => (c === 0 ? v.padEnd(widths[c]!) : v.padStart(widths[c]!)))
+        .join("  ")
+        .trimEnd(),
+    );
 }

@@ -7,6 +7,9 @@
  * and the tag lookup as one scroll ordered by created; then the plain searches once more, as
  * docstore's side runs them after its other sets (every process warms up as it searches).
  */
+import http from "node:http";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { QdrantTestServer } from "@docstore/shared/testing";
 import { fmt } from "./lib.ts";
 import { scaleBatches, type ScaleDoc } from "./scale-corpus.ts";
@@ -31,18 +34,55 @@ export interface BareQdrantFigures {
   searchAgain: Rate;
   peakRss: number;
   disk: number;
+  /**
+   * The same query sets through pass-through.ts, a Node.js process doing the least any service
+   * in front of Qdrant does (`api`: its CPU): of bare Qdrant's rate, the most such a service
+   * reaches on these cores.
+   */
+  passThrough?: { search: Rate; filtered: Rate; tag: Rate };
 }
 
-/** One request to Qdrant's REST API as bench:scale's bare side sends it; its JSON answer. */
-export async function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
-  const res = await fetch(`${url}${route}`, {
-    method,
-    // Uncompressed answers, as docstore asks (fetch asks for gzip by default; compressing costs Qdrant more than a search).
-    headers: { "content-type": "application/json", "accept-encoding": "identity" },
-    body: body === undefined ? undefined : JSON.stringify(body),
+/**
+ * The bare side's client: node:http on kept-alive connections, as the docstore side's client is
+ * (scale-service.ts); `fetch` cost this process 0.16-0.24 ms of CPU a search against 0.10-0.13
+ * (measured at 50,000 documents), taken from the two cores Qdrant shares with it.
+ */
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+/** One request to Qdrant's REST API (or the pass-through) as bench:scale's bare side sends it; its JSON answer. */
+export function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const headers: http.OutgoingHttpHeaders =
+    payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) };
+  return new Promise((resolve, reject) => {
+    const req = http.request(`${url}${route}`, { method, agent, headers }, (res) => {
+      const parts: Buffer[] = [];
+      res.on("data", (b: Buffer) => parts.push(b));
+      res.on("error", reject);
+      res.on("end", () => {
+        const text = Buffer.concat(parts).toString("utf8");
+        if (res.statusCode! >= 300) reject(new Error(`Qdrant ${method} ${route}: ${res.statusCode} ${text.slice(0, 300)}`));
+        else resolve(JSON.parse(text) as { result: unknown });
+      });
+    });
+    req.on("error", reject);
+    req.end(payload);
   });
-  if (!res.ok) throw new Error(`Qdrant ${method} ${route}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as { result: unknown };
+}
+
+const pointsOf = (answer: { result: unknown }) => (answer.result as { points: unknown[] }).points.length;
+
+/** pass-through.ts started in front of Qdrant at `qdrant`: its URL and pid. */
+async function passThrough(qdrant: string): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./pass-through.ts", import.meta.url)), qdrant], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<string>((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`pass-through exited (${code}) before listening`)));
+    child.stdout.once("data", (line: Buffer) => resolve(String(line).trim()));
+  });
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill("SIGTERM") };
 }
 
 const point = (d: ScaleDoc, n: number) => ({
@@ -87,42 +127,59 @@ export async function bareQdrantFigures(opts: ScaleOptions): Promise<BareQdrantF
     const settle = await quietAfter(() => processTicks(qdrant.pid));
     console.log(`  Qdrant busy for ${fmt(settle)} s after the load (its optimizer), before the query sets`);
     const { queries, seconds: minSeconds } = opts;
-    const search = (filter: unknown) => async (i: number) => {
-      const body = {
-        query: BM25(queries[i % queries.length]!),
-        using: "bm25",
-        limit: 10,
-        with_payload: true,
-        ...(filter ? { filter } : {}),
+    const search =
+      (filter: unknown, base = url) =>
+      async (i: number) => {
+        const body = {
+          query: BM25(queries[i % queries.length]!),
+          using: "bm25",
+          limit: 10,
+          with_payload: true,
+          ...(filter ? { filter } : {}),
+        };
+        return pointsOf(await call(base, "POST", `/collections/${NAME}/points/query`, body));
       };
-      return ((await call(url, "POST", `/collections/${NAME}/points/query`, body)).result as { points: unknown[] }).points.length;
-    };
     const open = { key: "status", match: { value: "open" } };
-    const tag = async () => {
+    const filtered = { must: [open, { key: "priority", range: { lte: 2 } }] };
+    const tag = async (base = url) => {
       const body = {
         filter: { must: [open, { key: "priority", match: { value: 2 } }] },
         order_by: { key: "created", direction: "desc" },
         limit: 100,
         with_payload: true,
       };
-      return ((await call(url, "POST", `/collections/${NAME}/points/scroll`, body)).result as { points: unknown[] }).points.length;
+      return pointsOf(await call(base, "POST", `/collections/${NAME}/points/scroll`, body));
     };
     const measured = (run: () => Promise<Rate>) => withCpu({ qdrant: qdrant.pid }, processTicks, run);
-    const figures = {
+    const figures: BareQdrantFigures = {
       indexedPerSec: loaded / seconds,
       cpuPerThousand,
       settle,
       search: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, search(undefined))),
-      filtered: await measured(() =>
-        pool(CONCURRENCY, queries.length, minSeconds, search({ must: [open, { key: "priority", range: { lte: 2 } }] })),
-      ),
-      tag: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, tag)),
+      filtered: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, search(filtered))),
+      tag: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, () => tag())),
       searchAgain: await measured(() => pool(CONCURRENCY, queries.length, minSeconds, search(undefined))),
       peakRss: rss.stop(),
       disk: diskBytes(qdrant.dir!),
     };
+    const through = await passThrough(url);
+    try {
+      const via = (query: (i: number) => Promise<number>) =>
+        withCpu({ qdrant: qdrant.pid, api: through.pid }, processTicks, () => pool(CONCURRENCY, queries.length, minSeconds, query));
+      figures.passThrough = {
+        search: await via(search(undefined, through.url)),
+        filtered: await via(search(filtered, through.url)),
+        tag: await via(() => tag(through.url)),
+      };
+    } finally {
+      through.stop();
+    }
+    const { passThrough: p } = figures;
     console.log(
       `  search ${fmt(figures.search.qps)} q/s (again ${fmt(figures.searchAgain.qps)}), filtered ${fmt(figures.filtered.qps)} q/s, tag ${fmt(figures.tag.qps)} q/s; peak RSS ${fmt(figures.peakRss / MB)} MB, storage ${fmt(figures.disk / MB)} MB`,
+    );
+    console.log(
+      `  through a Node.js pass-through: search ${fmt(p.search.qps)} q/s, filtered ${fmt(p.filtered.qps)} q/s, tag ${fmt(p.tag.qps)} q/s`,
     );
     return figures;
   } finally {

@@ -60,11 +60,12 @@ export async function quietAfter(ticks: () => number, { quietTicks = 5, quietSec
   return maxSeconds;
 }
 
-/** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
 /** The value at quantile `q` of ascending `sorted` values (NaN when there are none). */
 export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
 }
+
+/** Runs at least `minCalls` calls (and for at least `minSeconds`), `concurrency` at a time. */
 
 export async function pool(concurrency: number, minCalls: number, minSeconds: number, call: (i: number) => Promise<number>): Promise<Rate> {
   const latencies: number[] = [];
