@@ -2,6 +2,7 @@ import { NotFoundError } from "@docstore/shared";
 import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { audit } from "../audit.ts";
 import type { AppContext } from "../context.ts";
+import { knownFields } from "../known-fields.ts";
 import { statusResponse } from "../documents.ts";
 import { route, type Route } from "../route.ts";
 import { unknownCollections } from "../unknown-collection.ts";
@@ -99,6 +100,7 @@ export function collectionRoutes(ctx: AppContext): Route[] {
       async handle({ query: q, req, res }) {
         await mustExist(q.collection_name, principalOf(req));
         const documents = await catalog.deleteCollection(q.collection_name);
+        knownFields(catalog).forget(q.collection_name);
         audit(req, "collection.deleted", { collection: q.collection_name, documents });
         await index.deleteCollection(q.collection_name);
         await blobs.deletePrefix(`${q.collection_name}/`);

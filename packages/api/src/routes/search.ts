@@ -15,6 +15,7 @@ import { principalOf, visibleTo, type Principal } from "../access.ts";
 import { sendJson, streamList } from "../stream.ts";
 import { unknownCollections } from "../unknown-collection.ts";
 import { citationFields } from "../citations.ts";
+import { knownFields } from "../known-fields.ts";
 import type { AppContext } from "../context.ts";
 import { route, type Input, type Route } from "../route.ts";
 import * as s from "../schemas.ts";
@@ -32,12 +33,16 @@ export function filterOf(text: string | undefined, field: string): Filter {
   }
 }
 
-/** What in the filter looks like a typo; the catalog is asked for fields only when the filter names some. */
+/**
+ * What in the filter looks like a typo. The fields the collections have are asked only when the
+ * filter names some, as recently read (known-fields.ts), and afresh before a warning is given.
+ */
 export async function typos(ctx: AppContext, filter: Filter, collections: string[], field: string): Promise<string[] | undefined> {
   const names = filter.groups.length > 0 || filter.orderBy.length > 0;
-  const fields = names ? await ctx.services.catalog.metadataFields(collections) : null;
-  const found = filterTypos(filter, fields).map((w) => `${field}: ${w}`);
-  return found.length > 0 ? found : undefined;
+  const known = knownFields(ctx.services.catalog);
+  let found = filterTypos(filter, names ? await known.of(collections) : null);
+  if (found.length > 0 && names) found = filterTypos(filter, await known.of(collections, { fresh: true }));
+  return found.length > 0 ? found.map((w) => `${field}: ${w}`) : undefined;
 }
 
 /** The collections named (each must exist), or all those the principal may use. */
