@@ -5,7 +5,9 @@
  * on status and integer indexes on priority and created; then, once Qdrant is quiet (its
  * optimizer done), the same three query sets, 8 at once: search k=10, search k=10 filtered,
  * and the tag lookup as one scroll ordered by created; then the plain searches once more, as
- * docstore's side runs them after its other sets (every process warms up as it searches).
+ * docstore's side runs them after its other sets (every process warms up as it searches); and
+ * last, the first three sets again through pass-through.ts, a Node.js process in front of the
+ * same Qdrant (the ceiling of any Node.js service there).
  */
 import http from "node:http";
 import { spawn } from "node:child_process";
