@@ -9,14 +9,24 @@
  * last, the first three sets again through pass-through.ts, a Node.js process in front of the
  * same Qdrant (the ceiling of any Node.js service there).
  */
-import http from "node:http";
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { QdrantTestServer } from "@docstore/shared/testing";
 import { fmt } from "./lib.ts";
 import { scaleBatches, type ScaleDoc } from "./scale-corpus.ts";
 import { processTicks } from "./distributed.ts";
-import { CONCURRENCY, diskBytes, pool, quietAfter, rssSampler, withCpu, MB, type Rate, type ScaleOptions } from "./scale-measure.ts";
+import {
+  CONCURRENCY,
+  diskBytes,
+  pool,
+  quietAfter,
+  requestJson,
+  rssSampler,
+  withCpu,
+  MB,
+  type Rate,
+  type ScaleOptions,
+} from "./scale-measure.ts";
 
 const BATCH = 64;
 const WRITERS = 4;
@@ -44,32 +54,9 @@ export interface BareQdrantFigures {
   passThrough?: { search: Rate; filtered: Rate; tag: Rate };
 }
 
-/**
- * The bare side's client: node:http on kept-alive connections, as the docstore side's client is
- * (scale-service.ts); `fetch` cost this process 0.16-0.24 ms of CPU a search against 0.10-0.13
- * (measured at 50,000 documents), taken from the two cores Qdrant shares with it.
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-/** One request to Qdrant's REST API (or the pass-through) as bench:scale's bare side sends it; its JSON answer. */
+/** One request to Qdrant's REST API (or the pass-through) with the bench's client (scale-measure.ts); its JSON answer. */
 export function call(url: string, method: string, route: string, body?: unknown): Promise<{ result: unknown }> {
-  const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers: http.OutgoingHttpHeaders =
-    payload === undefined ? {} : { "content-type": "application/json", "content-length": Buffer.byteLength(payload) };
-  return new Promise((resolve, reject) => {
-    const req = http.request(`${url}${route}`, { method, agent, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (b: Buffer) => parts.push(b));
-      res.on("error", reject);
-      res.on("end", () => {
-        const text = Buffer.concat(parts).toString("utf8");
-        if (res.statusCode! >= 300) reject(new Error(`Qdrant ${method} ${route}: ${res.statusCode} ${text.slice(0, 300)}`));
-        else resolve(JSON.parse(text) as { result: unknown });
-      });
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
+  return requestJson(`${url}${route}`, method, body);
 }
 
 const pointsOf = (answer: { result: unknown }) => (answer.result as { points: unknown[] }).points.length;

@@ -4,7 +4,6 @@
  * query sets from 8 concurrent clients; memory of the service process and disk of DATA_DIR.
  */
 import { writeFileSync } from "node:fs";
-import http from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { removeDir, startService, type Service } from "../../test/harness.ts";
 import { fmt } from "./lib.ts";
@@ -16,6 +15,7 @@ import {
   diskBytes,
   pool,
   procBytes,
+  requestJson,
   rssSampler,
   threadSeconds,
   MB,
@@ -44,32 +44,9 @@ export function serviceEnv(): Record<string, string> {
   return { ...env, API_TOKENS: TOKEN };
 }
 
-/**
- * The bench's client: node:http on kept-alive connections. `fetch` cost this process 1.5-1.6 ms
- * of CPU a search against 0.65-1.0 ms (measured on the 200,000-document table, bench:kept): on a
- * machine of two cores, that share is taken from the service, and bare LanceDB has no client.
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-/** `body` is sent as JSON; a Buffer is sent as it is (JSON made beforehand). */
+/** A request of the bench's client to the service (scale-measure.ts): GET without a body, else POST. */
 function call(svc: Service, route: string, body: unknown): Promise<any> {
-  const payload = body === undefined || Buffer.isBuffer(body) ? body : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const headers: http.OutgoingHttpHeaders = { authorization: `Bearer ${TOKEN}` };
-    if (payload !== undefined) Object.assign(headers, { "content-type": "application/json", "content-length": Buffer.byteLength(payload) });
-    const req = http.request(new URL(route, svc.url), { method: payload === undefined ? "GET" : "POST", agent, headers }, (res) => {
-      const parts: Buffer[] = [];
-      res.on("data", (b: Buffer) => parts.push(b));
-      res.on("error", reject);
-      res.on("end", () => {
-        const text = Buffer.concat(parts).toString("utf8");
-        if (res.statusCode! >= 300) reject(new Error(`${route.split("?")[0]}: HTTP ${res.statusCode} ${text.slice(0, 300)}`));
-        else resolve(JSON.parse(text));
-      });
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
+  return requestJson(new URL(route, svc.url).href, body === undefined ? "GET" : "POST", body, { authorization: `Bearer ${TOKEN}` });
 }
 
 async function counts(svc: Service): Promise<Counts> {
